@@ -1,0 +1,56 @@
+import { Catch, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
+import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { isObservable, lastValueFrom, throwError, type Observable } from 'rxjs';
+import type { Bus, HandlerContext } from '../bus';
+
+/**
+ * NestJS custom transport strategy over the platform bus. `@EventPattern(Topics.x.name)`
+ * handlers become bus subscriptions; the bus underneath is Kafka or the in-process broker.
+ */
+export class BusServer extends Server implements CustomTransportStrategy {
+  constructor(private readonly bus: Bus) {
+    super();
+  }
+
+  async listen(callback: (...optionalParams: unknown[]) => unknown): Promise<void> {
+    try {
+      for (const [pattern, handler] of this.messageHandlers) {
+        const topicName = this.normalizePattern(pattern);
+        this.bus.subscribeByName(
+          topicName,
+          async (payload: unknown, ctx: HandlerContext) => {
+            const out: unknown = await handler(payload, ctx);
+            if (isObservable(out)) await lastValueFrom(out as Observable<unknown>, { defaultValue: undefined });
+          },
+        );
+      }
+      await this.bus.start();
+      callback();
+    } catch (error) {
+      callback(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.bus.stop();
+  }
+
+  on(): void {
+    throw new Error('BusServer does not emit transport events; use the bus logger');
+  }
+
+  unwrap<T>(): T {
+    return this.bus as T;
+  }
+}
+
+/**
+ * Nest's default RPC filter turns any error into `{status, message}`, which would hide the
+ * error class the bus uses to decide retry vs dead-letter. This filter passes errors through.
+ */
+@Catch()
+export class BusErrorPassthroughFilter implements RpcExceptionFilter<unknown> {
+  catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
+    return throwError(() => exception);
+  }
+}

@@ -1,0 +1,28 @@
+import type { EntityManager } from 'typeorm';
+import type { OutgoingMessage } from '../transport/transport';
+
+export interface OutboxRow extends OutgoingMessage {
+  id: string;
+  topic: string;
+}
+
+/** A unit of work: the service's own writes plus the bus's inbox claim and outbox rows. */
+export interface BusTransaction {
+  /** TypeORM manager bound to this transaction; services write their state through it. */
+  readonly manager: EntityManager;
+}
+
+/**
+ * Persistence the bus needs. `claim` and `appendOutbox` run inside the same database transaction
+ * as the handler's own writes, so a state change and the messages it causes commit together.
+ */
+export interface BusStore {
+  readonly schema: string;
+  transaction<T>(work: (tx: BusTransaction) => Promise<T>): Promise<T>;
+  /** True when the message was not processed by this group before (and now is claimed). */
+  claim(tx: BusTransaction, consumerGroup: string, messageId: string, topic: string, outcome: 'processed' | 'dead_lettered'): Promise<boolean>;
+  appendOutbox(tx: BusTransaction, topic: string, message: OutgoingMessage): Promise<void>;
+  /** Sends pending outbox rows in insertion order through `send`, marking them published. */
+  relay(send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, limit?: number): Promise<number>;
+  pendingOutboxCount(): Promise<number>;
+}

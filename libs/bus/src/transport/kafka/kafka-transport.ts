@@ -1,0 +1,136 @@
+import { Kafka, logLevel, type Consumer, type Producer, type SASLOptions, type LogEntry } from 'kafkajs';
+import type { OutgoingMessage, SubscribeOptions, SubscriptionHandle, Transport } from '../transport';
+
+export interface KafkaTransportOptions {
+  clientId: string;
+  brokers: string[];
+  sasl?: { username: string; password: string };
+  /** Partitions of one subscription processed concurrently (ordering stays per partition). */
+  partitionsConsumedConcurrently?: number;
+  /** Delay before a message whose handler failed is tried again. */
+  redeliveryDelayMs?: number;
+  sessionTimeoutMs?: number;
+  log?: (level: 'error' | 'warn' | 'info' | 'debug', message: string) => void;
+}
+
+function headerValue(v: Buffer | string | (Buffer | string)[] | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  const first = Array.isArray(v) ? v[0] : v;
+  return first === undefined ? undefined : first.toString();
+}
+
+/**
+ * Kafka transport. kafkajs stays inside this file: the rest of the platform sees only the
+ * Transport interface, so the client library can be replaced without touching services.
+ */
+export class KafkaTransport implements Transport {
+  readonly kind = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private producer: Producer | null = null;
+  private readonly consumers = new Set<Consumer>();
+
+  constructor(private readonly options: KafkaTransportOptions) {
+    const sasl: SASLOptions | undefined = options.sasl
+      ? { mechanism: 'plain', username: options.sasl.username, password: options.sasl.password }
+      : undefined;
+    const log = options.log;
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      sasl,
+      ssl: false,
+      connectionTimeout: 5000,
+      requestTimeout: 15000,
+      retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 5000 },
+      logLevel: logLevel.WARN,
+      logCreator:
+        () =>
+        ({ level, log: entry }: LogEntry) => {
+          if (!log) return;
+          const lvl = level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : 'info';
+          // kafkajs log entries can carry broker addresses; keep only the message text.
+          log(lvl, `kafka: ${entry.message}`);
+        },
+    });
+  }
+
+  async connect(): Promise<void> {
+    if (this.producer) return;
+    const producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false, maxInFlightRequests: 1 });
+    await producer.connect();
+    this.producer = producer;
+  }
+
+  async disconnect(): Promise<void> {
+    for (const c of [...this.consumers]) {
+      await c.disconnect().catch(() => undefined);
+      this.consumers.delete(c);
+    }
+    if (this.producer) {
+      await this.producer.disconnect().catch(() => undefined);
+      this.producer = null;
+    }
+  }
+
+  async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    if (!this.producer) await this.connect();
+    await (this.producer as Producer).send({
+      topic,
+      acks: -1,
+      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+    });
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<SubscriptionHandle> {
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout: this.options.sessionTimeoutMs ?? 10000,
+      heartbeatInterval: 1000,
+      rebalanceTimeout: 20000,
+      retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 5000 },
+    });
+    let stopping = false;
+    await consumer.connect();
+    for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: true });
+    const delay = this.options.redeliveryDelayMs ?? 200;
+    await consumer.run({
+      autoCommit: true,
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(message.headers ?? {})) {
+          const value = headerValue(v);
+          if (value !== undefined) headers[k] = value;
+        }
+        // Retry the same message in place until it is handled; throwing would make kafkajs
+        // restart the consumer. On shutdown we give up without committing: redelivered later.
+        for (;;) {
+          try {
+            await options.handle({
+              topic,
+              partition,
+              offset: message.offset,
+              key: message.key ? message.key.toString() : null,
+              value: message.value ?? Buffer.alloc(0),
+              headers,
+            });
+            return;
+          } catch (error) {
+            if (stopping) throw error;
+            await new Promise((resolve) => setTimeout(resolve, delay));
+            await heartbeat().catch(() => undefined);
+          }
+        }
+      },
+    });
+    this.consumers.add(consumer);
+    return {
+      stop: async () => {
+        stopping = true;
+        await consumer.disconnect().catch(() => undefined);
+        this.consumers.delete(consumer);
+      },
+    };
+  }
+}

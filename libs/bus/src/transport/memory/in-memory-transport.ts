@@ -1,0 +1,35 @@
+import type { SubscribeOptions, SubscriptionHandle, Transport, OutgoingMessage } from '../transport';
+import { InMemoryBroker } from './in-memory-broker';
+
+/** One service's connection to the shared in-process broker. */
+export class InMemoryTransport implements Transport {
+  readonly kind = 'memory' as const;
+  private readonly memberships: { groupId: string; memberId: string }[] = [];
+
+  constructor(readonly broker: InMemoryBroker) {}
+
+  async connect(): Promise<void> {
+    /* nothing to connect */
+  }
+
+  async disconnect(): Promise<void> {
+    for (const m of this.memberships.splice(0)) this.broker.leave(m.groupId, m.memberId);
+  }
+
+  async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    this.broker.append(topic, messages);
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<SubscriptionHandle> {
+    const memberId = this.broker.join(options.groupId, options.topics, options.handle);
+    const membership = { groupId: options.groupId, memberId };
+    this.memberships.push(membership);
+    return {
+      stop: async () => {
+        this.broker.leave(options.groupId, memberId);
+        const i = this.memberships.indexOf(membership);
+        if (i >= 0) this.memberships.splice(i, 1);
+      },
+    };
+  }
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/** Shared field schemas reused by several topic payloads. */
+export const IsoDateTime = z.iso.datetime({ offset: true }).describe('ISO-8601 timestamp with offset');
+export const RunId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'runId must be a safe identifier (letters, digits, . _ : -)')
+  .describe('Run identifier, one per analysis of a ticket');
+export const TicketKey = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'ticketKey must look like PROJ-123')
+  .describe('Ticket key in the ticket source, e.g. SUP-1042');
+export const ScenarioId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'scenarioId must be a lower-case slug')
+  .describe('Scenario slug within a run');
+
+export const TimeWindow = z
+  .object({
+    from: IsoDateTime,
+    to: IsoDateTime,
+  })
+  .refine((w) => Date.parse(w.from) < Date.parse(w.to), { message: 'window.from must be before window.to', path: ['from'] })
+  .describe('Absolute time window [from, to]');
+export type TimeWindow = z.infer<typeof TimeWindow>;
+
+export const ProviderName = z
+  .enum(['clinic', 'manus', 'wetech', 'prometheus', 'none'])
+  .describe('Evidence provider package; none when no usable target exists');
+export type ProviderName = z.infer<typeof ProviderName>;
+
+export const Decision = z
+  .enum(['internal_only', 'human_required', 'clarification_needed'])
+  .describe('Typed publication decision of a run');
+export type Decision = z.infer<typeof Decision>;
+
+export const RunMode = z.enum(['read', 'write']).describe('read: analyse only; write: also write the internal comment');
+export type RunMode = z.infer<typeof RunMode>;
+
+export const RunTrigger = z
+  .enum(['initial', 'bot_assignment', 'continuation', 'replay'])
+  .describe('Why the run started; reports count initial and bot_assignment only');
+export type RunTrigger = z.infer<typeof RunTrigger>;
+
+export const Verdict = z
+  .enum(['ai_better', 'equivalent', 'different_but_valid', 'human_better', 'not_compared'])
+  .describe('Judge verdict of the AI answer against the human answer');
+export type Verdict = z.infer<typeof Verdict>;
+
+export const Severity = z.enum(['info', 'low', 'medium', 'high', 'critical']);
+export type Severity = z.infer<typeof Severity>;
+
+export const Sha256Hex = z.string().regex(/^[a-f0-9]{64}$/, 'must be a lower-case sha256 hex digest');
+
+export const EntityRef = z
+  .object({
+    kind: z.enum(['cluster', 'instance', 'changefeed', 'database', 'table', 'unknown']),
+    id: z.string().min(1).max(128),
+  })
+  .describe('The entity a scenario is about');
+export type EntityRef = z.infer<typeof EntityRef>;

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { RunId, ScenarioId, Severity, TicketKey } from '../../common';
+import { defineTopic } from '../../topic-definition';
+
+export const CausalStrength = z.enum(['confirmed', 'strong', 'moderate', 'weak', 'undetermined']);
+export type CausalStrength = z.infer<typeof CausalStrength>;
+
+/** Local causal brief of one scenario. Limits follow the design: 4 observations, 3 counter-observations. */
+export const LocalCausalBriefV1 = z.object({
+  observations: z.array(z.string().min(1).max(500)).max(4),
+  counterObservations: z.array(z.string().min(1).max(500)).max(3),
+  leadingMechanism: z.object({
+    statement: z.string().min(1).max(500),
+    strength: CausalStrength,
+    openLink: z.string().max(500).nullable().describe('The exact link in the causal chain that is not yet shown'),
+  }),
+  strongestAlternative: z.string().min(1).max(500),
+  workloadAttribution: z.string().max(500).nullable(),
+  mitigationOrHandoff: z.string().min(1).max(1000),
+  severity: Severity,
+  undetermined: z.array(z.string().min(1).max(500)).max(10).describe('What could not be determined'),
+});
+export type LocalCausalBriefV1 = z.infer<typeof LocalCausalBriefV1>;
+
+export const DiagnosisHandoffConsumedKeyV1 = RunId;
+export const DiagnosisHandoffConsumedV1 = z.discriminatedUnion('outcome', [
+  z.object({
+    outcome: z.literal('brief'),
+    runId: RunId,
+    ticketKey: TicketKey,
+    scenarioId: ScenarioId,
+    batchId: z.string().min(1).max(128),
+    brief: LocalCausalBriefV1,
+  }),
+  z.object({
+    outcome: z.literal('refinement'),
+    runId: RunId,
+    ticketKey: TicketKey,
+    scenarioId: ScenarioId,
+    batchId: z.string().min(1).max(128),
+    refinementQuestion: z.string().min(1).max(1000),
+  }),
+]);
+export type DiagnosisHandoffConsumedV1 = z.infer<typeof DiagnosisHandoffConsumedV1>;
+
+export const diagnosisHandoffConsumedTopic = defineTopic({
+  baseName: 'diagnosis.handoff-consumed',
+  version: 1,
+  description: 'A diagnostic agent consumed an evidence handoff and concluded a local causal brief or asked one refinement.',
+  keyField: 'runId',
+  key: DiagnosisHandoffConsumedKeyV1,
+  value: DiagnosisHandoffConsumedV1,
+  producers: ['router'],
+  consumers: ['router'],
+});

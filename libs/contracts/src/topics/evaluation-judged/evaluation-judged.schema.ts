@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { IsoDateTime, RunId, Sha256Hex, TicketKey, Verdict } from '../../common';
+import { defineTopic } from '../../topic-definition';
+
+export const EvaluationJudgedKeyV1 = TicketKey;
+export const EvaluationJudgedV1 = z.object({
+  evaluationId: z.string().min(1).max(128),
+  runId: RunId,
+  ticketKey: TicketKey,
+  answerFingerprint: Sha256Hex,
+  judgedAt: IsoDateTime,
+  judgeEngine: z.string().min(1).max(64),
+  verdict: Verdict,
+  verdictReason: z.string().max(2000),
+  qualityScore: z.union([z.literal(0), z.literal(1), z.null()]).describe('1 for ai_better|equivalent|different_but_valid, 0 for human_better, null otherwise'),
+  aiGaps: z.array(z.string().min(1).max(500)).max(20),
+  keyDifferences: z.array(z.string().min(1).max(500)).max(20),
+  aiStrengths: z.array(z.string().min(1).max(500)).max(20),
+  internalHandoffGaps: z.array(z.string().min(1).max(500)).max(20),
+  targetHumanCommentIds: z.array(z.string().min(1).max(64)).max(20),
+  referenceComments: z
+    .array(z.object({ id: z.string().min(1).max(64), createdAt: IsoDateTime, bodyDigest: Sha256Hex }))
+    .max(20),
+  humanAnswerMarkdown: z.string().max(20000).nullable(),
+});
+export type EvaluationJudgedV1 = z.infer<typeof EvaluationJudgedV1>;
+
+export const evaluationJudgedTopic = defineTopic({
+  baseName: 'evaluation.judged',
+  version: 1,
+  description: 'Judge verdict of a published answer version against the later human answer.',
+  keyField: 'ticketKey',
+  key: EvaluationJudgedKeyV1,
+  value: EvaluationJudgedV1,
+  producers: ['judge'],
+  consumers: ['reporter', 'optimizer'],
+});

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { ProviderName, RunId, ScenarioId, TimeWindow } from '../../common';
+import { defineTopic } from '../../topic-definition';
+
+/** A compact fact extracted deterministically from an allowed provider field. */
+export const EvidenceFactV1 = z.object({
+  queryId: z.string().min(1).max(64),
+  kind: z.enum(['metric_summary', 'top_item', 'count', 'config_value', 'event', 'metadata', 'note']),
+  subject: z.string().min(1).max(200).describe('Metric, entity or item the fact is about'),
+  value: z.union([z.number(), z.string().max(500), z.boolean(), z.null()]),
+  unit: z.string().max(32).nullable(),
+  attributes: z.record(z.string(), z.union([z.string().max(200), z.number(), z.boolean()])).default({}),
+});
+export type EvidenceFactV1 = z.infer<typeof EvidenceFactV1>;
+
+export const QueryFailureV1 = z.object({
+  queryId: z.string().min(1).max(64),
+  code: z.string().min(1).max(64).describe('Error code, e.g. PROVIDER.HTTP_5XX'),
+  detail: z.string().max(1000).describe('Safe, credential-redacted detail'),
+  supplemental: z.boolean().describe('Supplemental query failures never degrade acquisition'),
+});
+export type QueryFailureV1 = z.infer<typeof QueryFailureV1>;
+
+export const EvidenceBatchMaterializedKeyV1 = RunId;
+export const EvidenceBatchMaterializedV1 = z.object({
+  runId: RunId,
+  scenarioId: ScenarioId,
+  requestId: z.string().min(1).max(96),
+  batchId: z.string().min(1).max(128),
+  provider: ProviderName,
+  window: TimeWindow,
+  status: z.enum(['complete', 'partial', 'failed', 'not_executed']),
+  queries: z.array(
+    z.object({
+      queryId: z.string().min(1).max(64),
+      outcome: z.enum(['complete', 'empty', 'failed', 'skipped']),
+      attempts: z.number().int().nonnegative(),
+    }),
+  ).max(12),
+  facts: z.array(EvidenceFactV1).max(200),
+  handoff: z.object({
+    observations: z.array(z.string().min(1).max(500)).max(20).describe('Numeric and entity facts in words'),
+    gaps: z.array(z.string().min(1).max(500)).max(20).describe('What the batch could not establish'),
+  }),
+  failures: z.array(QueryFailureV1).max(12),
+});
+export type EvidenceBatchMaterializedV1 = z.infer<typeof EvidenceBatchMaterializedV1>;
+
+export const evidenceBatchMaterializedTopic = defineTopic({
+  baseName: 'evidence.batch-materialized',
+  version: 1,
+  description: 'Compact, sanitised facts and a handoff produced by executing a planned batch, with bounded failures.',
+  keyField: 'runId',
+  key: EvidenceBatchMaterializedKeyV1,
+  value: EvidenceBatchMaterializedV1,
+  producers: ['provider-executor'],
+  consumers: ['router'],
+});

@@ -1,0 +1,51 @@
+import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
+import { quoteIdent } from './schema-name';
+
+// TypeORM accepts entity classes and migration classes as constructor functions.
+type Constructor = abstract new (...args: never[]) => object;
+
+export interface ServiceDataSourceOptions {
+  url: string;
+  /** The schema this data source migrates; also holds its migrations table. */
+  schema: string;
+  entities?: MixedList<Constructor | string | EntitySchema>;
+  migrations?: MixedList<Constructor | string>;
+  /** 1 for the embedded store (single session); small pools for real Postgres. */
+  poolSize?: number;
+  applicationName?: string;
+}
+
+export function createServiceDataSource(options: ServiceDataSourceOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities ?? [],
+    migrations: options.migrations ?? [],
+    migrationsTableName: 'typeorm_migrations',
+    migrationsTransactionMode: 'each',
+    poolSize: options.poolSize ?? 5,
+    applicationName: options.applicationName ?? `aoc-${options.schema}`,
+    synchronize: false,
+    logging: ['error'],
+  });
+}
+
+/** Creates the schema if needed, then runs its pending migrations. Returns the names it ran. */
+export async function migrateSchema(dataSource: DataSource, schema: string): Promise<string[]> {
+  await dataSource.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+  const ran = await dataSource.runMigrations({ transaction: 'each' });
+  return ran.map((m) => m.name);
+}
+
+/**
+ * Lists what is out of date for a schema: migrations not yet run, and SQL that TypeORM would
+ * still need to make the tables match the entities (a missing migration). Empty means clean.
+ */
+export async function pendingSchemaChanges(dataSource: DataSource, schema: string): Promise<{ migrations: string[]; drift: string[] }> {
+  const rows: { name: string }[] = await dataSource.query(`SELECT name FROM ${quoteIdent(schema)}.typeorm_migrations`).catch(() => []);
+  const executed = new Set(rows.map((r) => r.name));
+  const migrations = dataSource.migrations.map((m) => m.name ?? m.constructor.name).filter((n) => !executed.has(n));
+  const log = await dataSource.driver.createSchemaBuilder().log();
+  return { migrations, drift: log.upQueries.map((q) => q.query) };
+}

@@ -1,0 +1,2 @@
+export * from './start-telemetry';
+export * from './trace-headers';
