@@ -32,7 +32,9 @@ export async function startEmbeddedPostgres(options: { dataDir?: string } = {}):
   const db = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
   await db.waitReady;
   const port = await freePort();
-  const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 1 });
+  // Several slots only so that a closing connection does not block the next one (the server frees a
+  // slot late); callers still keep to one open connection at a time.
+  const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 4 });
   await server.start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -1,2 +1,3 @@
 export * from './start-telemetry';
 export * from './trace-headers';
+export * from './logger';

@@ -1,5 +1,6 @@
 import { Catch, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
-import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import type { PayloadOf, TopicDefinition } from '@aoc/contracts';
+import { EventPattern, Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { isObservable, lastValueFrom, throwError, type Observable } from 'rxjs';
 import type { Bus, HandlerContext } from '../bus';
 
@@ -53,4 +54,15 @@ export class BusErrorPassthroughFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
     return throwError(() => exception);
   }
+}
+
+/**
+ * `@OnTopic(Topics.x)`: subscribes a controller method to a registry topic, typed by the topic's
+ * payload schema. Use `@Payload()` and `@Ctx()` (a HandlerContext) for the arguments.
+ */
+export function OnTopic<T extends TopicDefinition>(topic: T) {
+  const decorate = EventPattern<string>(topic.name);
+  return (target: object, propertyKey: string | symbol, descriptor: TypedPropertyDescriptor<(payload: PayloadOf<T>, ctx: HandlerContext) => Promise<void>>): void => {
+    decorate(target, propertyKey, descriptor);
+  };
 }

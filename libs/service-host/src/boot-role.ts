@@ -1,0 +1,87 @@
+import { Bus, BusErrorPassthroughFilter, BusServer, PostgresBusStore } from '@aoc/bus';
+import { createServiceDataSource, migrateSchema, schemaOf } from '@aoc/persistence';
+import { createLogger, type Logger } from '@aoc/telemetry';
+import type { INestApplication, INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { DataSource } from 'typeorm';
+import type { RoleRuntime } from './role-runtime';
+import type { ServiceDefinition } from './service-definition';
+import { createTransport, type TransportSpec } from './transport-factory';
+
+export interface BootRoleOptions {
+  definition: ServiceDefinition;
+  transport: TransportSpec;
+  dataSource: DataSource;
+  /** Serve the role's HTTP API on this port (0 = any free port); omit for no HTTP. */
+  httpPort?: number;
+  logger?: Logger;
+  retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number };
+}
+
+export interface BootedRole {
+  readonly runtime: RoleRuntime;
+  readonly app: INestApplication | INestMicroservice;
+  /** Base URL of the HTTP API when one is served. */
+  readonly httpUrl: string | null;
+  get<T>(token: abstract new (...args: never[]) => T): T;
+  close(): Promise<void>;
+}
+
+/** Runs a role's migrations in its own schema with a short-lived connection. */
+export async function migrateRole(definition: ServiceDefinition, url: string): Promise<string[]> {
+  const schema = schemaOf(definition.role);
+  const ds = createServiceDataSource({ url, schema, entities: definition.entities, migrations: definition.migrations, poolSize: 1 });
+  await ds.initialize();
+  try {
+    return await migrateSchema(ds, schema);
+  } finally {
+    await ds.destroy();
+  }
+}
+
+/**
+ * Hosts one role: its bus (with inbox/outbox in the role's schema), its NestJS module wired to
+ * the bus through the custom transport strategy and, for roles with an API, an HTTP server.
+ */
+export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
+  const { definition } = options;
+  const logger = options.logger ?? createLogger(definition.role);
+  const schema = schemaOf(definition.role);
+  const bus = new Bus({
+    role: definition.role,
+    transport: createTransport(definition.role, options.transport, logger),
+    store: new PostgresBusStore(options.dataSource, schema),
+    publishes: definition.publishes,
+    logger,
+    retry: options.retry,
+  });
+  const runtime: RoleRuntime = { role: definition.role, schema, bus, dataSource: options.dataSource, logger };
+  const module = definition.module(runtime);
+  const strategy = new BusServer(bus);
+  let app: INestApplication | INestMicroservice;
+  let httpUrl: string | null = null;
+  if (options.httpPort !== undefined) {
+    const http = await NestFactory.create(module, { logger: ['error', 'warn'] });
+    // The pass-through filter is for bus handlers only; HTTP keeps Nest's own exception handling.
+    const ms = http.connectMicroservice({ strategy }, { inheritAppConfig: false });
+    ms.useGlobalFilters(new BusErrorPassthroughFilter());
+    await http.startAllMicroservices();
+    await http.listen(options.httpPort, '127.0.0.1');
+    httpUrl = (await http.getUrl()).replace('[::1]', '127.0.0.1');
+    app = http;
+  } else {
+    const ms = await NestFactory.createMicroservice(module, { strategy, logger: ['error', 'warn'] });
+    ms.useGlobalFilters(new BusErrorPassthroughFilter());
+    await ms.listen();
+    app = ms;
+  }
+  return {
+    runtime,
+    app,
+    httpUrl,
+    get: <T>(token: abstract new (...args: never[]) => T) => app.get(token as never) as T,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { baseConfigShape, describeConfig, loadConfig, secret } from '@aoc/config';
+import { principalName } from '@aoc/contracts';
+import { createServiceDataSource, schemaOf, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
+import { createLogger, flushTelemetry } from '@aoc/telemetry';
+import { InMemoryBroker } from '@aoc/bus';
+import { z } from 'zod';
+import { bootRole, migrateRole } from './boot-role';
+import type { ServiceDefinition } from './service-definition';
+import type { TransportSpec } from './transport-factory';
+
+export const serviceConfigSchema = z.object({
+  ...baseConfigShape,
+  PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  KAFKA_SASL_PASSWORD: secret(z.string().optional()),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(5),
+});
+
+/**
+ * Entry point of a role running as its own process: parse config once (fail fast), migrate the
+ * role's schema, start the bus and the NestJS app, stop cleanly on SIGTERM/SIGINT.
+ */
+export async function runServiceProcess(definition: ServiceDefinition, env: Record<string, string | undefined> = process.env): Promise<void> {
+  const logger = createLogger(definition.role);
+  const config = loadConfig(`aoc-${definition.role}`, serviceConfigSchema, env);
+  logger.info('starting', { config: describeConfig(serviceConfigSchema, config) });
+  let embedded: EmbeddedPostgres | null = null;
+  let url = config.DATABASE_URL;
+  if (!url) {
+    embedded = await startEmbeddedPostgres();
+    url = embedded.url;
+    logger.warn('DATABASE_URL not set: using an embedded, in-memory Postgres for this process');
+  }
+  await migrateRole(definition, url);
+  const dataSource = createServiceDataSource({ url, schema: schemaOf(definition.role), entities: definition.entities, poolSize: embedded ? 1 : config.DB_POOL_SIZE });
+  await dataSource.initialize();
+  const transport: TransportSpec =
+    config.AOC_TRANSPORT === 'kafka'
+      ? { kind: 'kafka', brokers: config.KAFKA_BROKERS, username: config.KAFKA_SASL_USERNAME ?? principalName(definition.role), password: config.KAFKA_SASL_PASSWORD }
+      : { kind: 'memory', broker: new InMemoryBroker() };
+  if (config.AOC_TRANSPORT === 'memory') logger.warn('AOC_TRANSPORT=memory in a separate process: this role only talks to itself');
+  const httpPort = definition.http ? (config.PORT ?? definition.http.defaultPort) : undefined;
+  const booted = await bootRole({ definition, transport, dataSource, httpPort, logger });
+  logger.info('ready', { transport: transport.kind, http: booted.httpUrl });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { signal });
+    await booted.close();
+    await dataSource.destroy();
+    await embedded?.stop();
+    await flushTelemetry();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

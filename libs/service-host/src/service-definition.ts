@@ -1,0 +1,19 @@
+import type { Role, TopicDefinition } from '@aoc/contracts';
+import type { DynamicModule } from '@nestjs/common';
+import type { MixedList, EntitySchema } from 'typeorm';
+import type { RoleRuntime } from './role-runtime';
+
+// TypeORM takes entity and migration classes as constructors.
+type Constructor = abstract new (...args: never[]) => object;
+
+/** How a service describes itself to whatever hosts it (its own process or the launcher). */
+export interface ServiceDefinition {
+  role: Role;
+  /** Topics the role publishes; the bus checks them against the matrix before starting. */
+  publishes: readonly TopicDefinition[];
+  entities: MixedList<Constructor | EntitySchema>;
+  migrations: Constructor[];
+  module(runtime: RoleRuntime): DynamicModule;
+  /** Roles with an HTTP API (router, reporter) listen on this port when hosted alone. */
+  http?: { defaultPort: number };
+}

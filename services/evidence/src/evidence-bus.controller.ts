@@ -1,0 +1,16 @@
+import { BusErrorPassthroughFilter, OnTopic, type HandlerContext } from '@aoc/bus';
+import { Topics, type EvidenceRequestedV1 } from '@aoc/contracts';
+import { Controller, UseFilters } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { PlanEvidenceHandler } from './plan-evidence/plan-evidence.handler';
+
+@Controller()
+@UseFilters(BusErrorPassthroughFilter)
+export class EvidenceBusController {
+  constructor(private readonly planEvidence: PlanEvidenceHandler) {}
+
+  @OnTopic(Topics.evidenceRequested)
+  onEvidenceRequested(@Payload() payload: EvidenceRequestedV1, @Ctx() ctx: HandlerContext): Promise<void> {
+    return this.planEvidence.handle(payload, ctx);
+  }
+}

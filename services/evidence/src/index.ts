@@ -1,0 +1,1 @@
+export { evidenceDefinition } from './evidence.definition';

@@ -1,0 +1,4 @@
+// Imported first by main.ts: tracing must be registered before any other module loads.
+import { startTelemetry } from '@aoc/telemetry';
+
+startTelemetry({ serviceName: 'aoc-evidence' });

@@ -1,0 +1,1 @@
+export { judgeDefinition } from './judge.definition';

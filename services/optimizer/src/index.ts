@@ -1,0 +1,1 @@
+export { optimizerDefinition } from './optimizer.definition';

@@ -1,0 +1,23 @@
+import { Topics } from '@aoc/contracts';
+import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
+import { Module } from '@nestjs/common';
+import { CollectSignalsHandler } from './collect-signals/collect-signals.handler';
+import { OptimizerInit1764400000000 } from './migrations/1764400000000-optimizer-init.migration';
+import { OptimizerBusController } from './optimizer-bus.controller';
+import { ProblemSignalEntity } from './problem-signal.entity';
+
+@Module({})
+export class OptimizerModule {}
+
+export const optimizerDefinition: ServiceDefinition = {
+  role: 'optimizer',
+  publishes: [Topics.optimizerCandidateEnqueued, Topics.ticketAnalysisRequested],
+  entities: [ProblemSignalEntity],
+  migrations: [OptimizerInit1764400000000],
+  module: (runtime) => ({
+    module: OptimizerModule,
+    imports: [RuntimeModule.forRoot(runtime)],
+    controllers: [OptimizerBusController],
+    providers: [CollectSignalsHandler],
+  }),
+};

@@ -1,0 +1,1 @@
+export { providerExecutorDefinition } from './provider-executor.definition';

@@ -1,0 +1,16 @@
+import { BusErrorPassthroughFilter, OnTopic, type HandlerContext } from '@aoc/bus';
+import { Topics, type EvidenceBatchPlannedV1 } from '@aoc/contracts';
+import { Controller, UseFilters } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { ExecuteBatchHandler } from './execute-batch/execute-batch.handler';
+
+@Controller()
+@UseFilters(BusErrorPassthroughFilter)
+export class ProviderExecutorBusController {
+  constructor(private readonly executeBatch: ExecuteBatchHandler) {}
+
+  @OnTopic(Topics.evidenceBatchPlanned)
+  onBatchPlanned(@Payload() payload: EvidenceBatchPlannedV1, @Ctx() ctx: HandlerContext): Promise<void> {
+    return this.executeBatch.handle(payload, ctx);
+  }
+}

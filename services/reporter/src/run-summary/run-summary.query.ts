@@ -1,0 +1,51 @@
+import { DATA_SOURCE } from '@aoc/service-host';
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { PublishedRunEntity, ReportedEvaluationEntity, RunExecutionEntity } from '../reporter.entities';
+
+export interface RunSummary {
+  runId: string;
+  ticketKey: string;
+  decision: string;
+  answerFingerprint: string;
+  publishedAt: string;
+  customerReplyMarkdown: string;
+  internalHandoffMarkdown: string;
+  evidenceStatus: string | null;
+  failureCodes: string[];
+  verdict: string | null;
+  verdictReason: string | null;
+  aiGaps: string[];
+}
+
+/** Reads the reporter's own tables only. */
+@Injectable()
+export class RunSummaryQuery {
+  constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {}
+
+  async find(runId: string): Promise<RunSummary | null> {
+    const run = await this.dataSource.manager.findOne(PublishedRunEntity, { where: { runId } });
+    if (!run) return null;
+    const execution = await this.dataSource.manager.findOne(RunExecutionEntity, { where: { runId } });
+    const evaluation = await this.dataSource.manager.findOne(ReportedEvaluationEntity, { where: { runId }, order: { judgedAt: 'DESC' } });
+    return {
+      runId: run.runId,
+      ticketKey: run.ticketKey,
+      decision: run.decision,
+      answerFingerprint: run.answerFingerprint,
+      publishedAt: run.publishedAt.toISOString(),
+      customerReplyMarkdown: run.customerReply,
+      internalHandoffMarkdown: run.internalHandoff,
+      evidenceStatus: execution?.evidenceStatus ?? null,
+      failureCodes: execution?.failureCodes ?? [],
+      verdict: evaluation?.verdict ?? null,
+      verdictReason: evaluation?.verdictReason ?? null,
+      aiGaps: evaluation?.aiGaps ?? [],
+    };
+  }
+
+  async list(limit = 50): Promise<{ runId: string; ticketKey: string; decision: string; publishedAt: string }[]> {
+    const runs = await this.dataSource.manager.find(PublishedRunEntity, { order: { publishedAt: 'DESC' }, take: Math.min(Math.max(limit, 1), 500) });
+    return runs.map((r) => ({ runId: r.runId, ticketKey: r.ticketKey, decision: r.decision, publishedAt: r.publishedAt.toISOString() }));
+  }
+}

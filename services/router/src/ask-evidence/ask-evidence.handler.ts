@@ -1,0 +1,42 @@
+import type { HandlerContext } from '@aoc/bus';
+import { Topics, type ScenarioSelectedV1 } from '@aoc/contracts';
+import { Injectable } from '@nestjs/common';
+import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
+import { GENERAL_HEALTH, SCENARIO_CATALOG } from '../select-scenarios/scenario-catalog';
+
+/**
+ * Scenario Diagnostic Agent, first turn: keeps the router's reason as a hypothesis in its own
+ * thread, names the strongest alternative, and asks one neutral question. The question and stop
+ * condition come from the playbook and never carry the reason.
+ */
+@Injectable()
+export class AskEvidenceHandler {
+  async handle(selected: ScenarioSelectedV1, ctx: HandlerContext): Promise<void> {
+    const playbook = SCENARIO_CATALOG.find((p) => p.scenario === selected.scenario) ?? GENERAL_HEALTH;
+    await ctx.manager.insert(ScenarioThreadEntity, {
+      runId: selected.runId,
+      scenarioId: selected.scenarioId,
+      scenario: selected.scenario,
+      provider: selected.provider,
+      target: selected.target,
+      hypothesis: selected.reason,
+      strongestAlternative: playbook.strongestAlternative,
+      question: playbook.question,
+      status: 'asked',
+      evidenceStatus: null,
+      evidenceRecord: null,
+      brief: null,
+    });
+    await ctx.publish(Topics.evidenceRequested, {
+      runId: selected.runId,
+      scenarioId: selected.scenarioId,
+      requestId: `${selected.runId}:${selected.scenarioId}:0`,
+      question: playbook.question,
+      stopCondition: playbook.stopCondition,
+      provider: selected.provider,
+      target: selected.target,
+      window: selected.window,
+      refinement: false,
+    });
+  }
+}

@@ -1,0 +1,3 @@
+export { routerDefinition } from './router.definition';
+export { TicketIntakeService, type AnalyzeTicketRequest, type AnalyzeTicketAccepted } from './intake/ticket-intake.service';
+export { RunEntity } from './persistence/run.entity';

@@ -1,0 +1,123 @@
+import type { Decision, LocalCausalBriefV1, RunExecutionRecordedV1 } from '@aoc/contracts';
+
+export interface ConcludedScenario {
+  scenarioId: string;
+  scenario: string;
+  provider: string;
+  target: string | null;
+  evidenceStatus: string | null;
+  brief: LocalCausalBriefV1;
+}
+
+export interface TicketDiagnosis {
+  primary: ConcludedScenario | null;
+  alternatives: string[];
+  observations: string[];
+  undetermined: string[];
+  determined: boolean;
+  needsCustomerContext: string[];
+}
+
+const STRENGTH_RANK: Record<string, number> = { confirmed: 4, strong: 3, moderate: 2, weak: 1, undetermined: 0 };
+
+/** Router reconciliation: one ticket-level diagnosis from the local briefs. */
+export function reconcile(scenarios: ConcludedScenario[]): TicketDiagnosis {
+  const ranked = [...scenarios].sort((a, b) => STRENGTH_RANK[b.brief.leadingMechanism.strength] - STRENGTH_RANK[a.brief.leadingMechanism.strength]);
+  const primary = ranked[0] ?? null;
+  const dedupe = (items: string[]) => [...new Set(items)];
+  const determined = primary !== null && STRENGTH_RANK[primary.brief.leadingMechanism.strength] >= STRENGTH_RANK.moderate;
+  const needsCustomerContext = scenarios.some((s) => s.target === null) ? ['the ID of the affected cluster', 'when the problem started (with time zone)'] : [];
+  return {
+    primary,
+    alternatives: dedupe(ranked.map((s) => s.brief.strongestAlternative)),
+    observations: dedupe(ranked.flatMap((s) => s.brief.observations)).slice(0, 6),
+    undetermined: dedupe(ranked.flatMap((s) => s.brief.undetermined)).slice(0, 8),
+    determined,
+    needsCustomerContext,
+  };
+}
+
+export interface FinalResponse {
+  customerReplyMarkdown: string;
+  internalHandoffMarkdown: string;
+  decision: Decision;
+  clarificationSimulation: { required: boolean; requestedContext: string[] };
+}
+
+/** Final Response: writes the two messages from the diagnosis and changes nothing in it. */
+export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, scenarios: ConcludedScenario[]): FinalResponse {
+  const list = (items: string[]) => items.map((i) => `- ${i}`).join('\n');
+  const checked = scenarios.map((s) => s.scenario).join(', ');
+  if (diagnosis.needsCustomerContext.length > 0) {
+    return {
+      customerReplyMarkdown: [
+        `Thanks for reporting "${title}".`,
+        '',
+        'To look at the right cluster we need one detail from you:',
+        list(diagnosis.needsCustomerContext),
+        '',
+        'Once we have it we will check the cluster metrics for the reported time.',
+      ].join('\n'),
+      internalHandoffMarkdown: [
+        '**Evidence boundary:** no provider was queried; the ticket does not identify a usable target.',
+        `**Scenarios considered:** ${checked}.`,
+        '**Gap owner:** customer (target identification).',
+        '**Next internal action:** wait for the cluster ID, then re-run the analysis.',
+        '**Escalate if:** the customer reports impact on several clusters or data loss.',
+      ].join('\n'),
+      decision: 'human_required',
+      clarificationSimulation: { required: true, requestedContext: diagnosis.needsCustomerContext },
+    };
+  }
+  const target = scenarios.find((s) => s.target)?.target ?? 'the cluster';
+  const customer = [
+    `Thanks for reporting "${title}". We looked at ${target} for: ${checked}.`,
+    '',
+    diagnosis.observations.length > 0 ? `What the data shows:\n${list(diagnosis.observations)}` : 'We could not retrieve metrics for this cluster yet, so we cannot confirm a cause.',
+    '',
+    diagnosis.determined && diagnosis.primary ? `Most likely cause: ${diagnosis.primary.brief.leadingMechanism.statement}` : 'A support engineer is reviewing this and will follow up with findings.',
+  ].join('\n');
+  const internal = [
+    `**Evidence boundary:** ${scenarios.map((s) => `${s.scenario} via ${s.provider} (${s.evidenceStatus ?? 'unknown'})`).join('; ')}.`,
+    diagnosis.observations.length > 0 ? `**Observations:**\n${list(diagnosis.observations)}` : '**Observations:** none materialised.',
+    `**Not determined:**\n${list(diagnosis.undetermined)}`,
+    `**Alternatives still open:**\n${list(diagnosis.alternatives)}`,
+    `**Gap owner:** ${diagnosis.determined ? 'none' : 'Support (evidence acquisition)'}.`,
+    `**Next internal action:** ${diagnosis.primary?.brief.mitigationOrHandoff ?? 'review the ticket manually'}`,
+    '**Escalate if:** the symptom persists after the reported window or affects availability.',
+  ].join('\n');
+  return {
+    customerReplyMarkdown: customer,
+    internalHandoffMarkdown: internal,
+    decision: diagnosis.determined ? 'internal_only' : 'human_required',
+    clarificationSimulation: { required: false, requestedContext: [] },
+  };
+}
+
+/** Execution state of the run for run.execution-recorded (never part of run.published). */
+export function executionRecord(scenarios: ConcludedScenario[], records: { queries?: { queryId: string; outcome: string; attempts: number }[]; failures?: { queryId: string; code: string; supplemental: boolean }[] }[]): Pick<RunExecutionRecordedV1, 'evidenceAcquisition' | 'failureCodes' | 'providerAttempts'> {
+  const statuses = scenarios.map((s) => s.evidenceStatus);
+  const providers = [...new Set(scenarios.map((s) => s.provider))].filter((p): p is 'clinic' | 'manus' | 'wetech' | 'prometheus' | 'none' => ['clinic', 'manus', 'wetech', 'prometheus', 'none'].includes(p));
+  const status: RunExecutionRecordedV1['evidenceAcquisition']['status'] = providers.every((p) => p === 'none')
+    ? 'not_attempted'
+    : statuses.every((s) => s === 'complete')
+      ? 'complete'
+      : statuses.some((s) => s === 'complete' || s === 'partial')
+        ? 'degraded'
+        : 'failed';
+  const failureCodes = [...new Set(records.flatMap((r) => (r.failures ?? []).filter((f) => !f.supplemental).map((f) => f.code)))];
+  const providerAttempts = scenarios.flatMap((s, i) =>
+    (records[i]?.queries ?? []).map((q) => ({
+      scenarioId: s.scenarioId,
+      queryId: q.queryId,
+      attempt: Math.max(1, q.attempts),
+      outcome: q.outcome as 'complete' | 'empty' | 'failed' | 'skipped',
+      errorCode: (records[i]?.failures ?? []).find((f) => f.queryId === q.queryId)?.code ?? null,
+    })),
+  );
+  return {
+    evidenceAcquisition: { status, capability: status === 'complete' ? 'full' : status === 'not_attempted' ? 'none' : 'partial', providers },
+    failureCodes,
+    providerAttempts,
+  };
+}

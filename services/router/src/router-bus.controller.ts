@@ -1,0 +1,40 @@
+import { BusErrorPassthroughFilter, OnTopic, type HandlerContext } from '@aoc/bus';
+import { Topics, type DiagnosisHandoffConsumedV1, type EvidenceBatchMaterializedV1, type ScenarioSelectedV1, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
+import { Controller, UseFilters } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { AskEvidenceHandler } from './ask-evidence/ask-evidence.handler';
+import { ConcludeScenarioHandler } from './conclude-scenario/conclude-scenario.handler';
+import { ReconcileRunHandler } from './reconcile-run/reconcile-run.handler';
+import { SelectScenariosHandler } from './select-scenarios/select-scenarios.handler';
+
+/** The router's topic subscriptions; each delegates to its use-case handler. */
+@Controller()
+@UseFilters(BusErrorPassthroughFilter)
+export class RouterBusController {
+  constructor(
+    private readonly selectScenarios: SelectScenariosHandler,
+    private readonly askEvidence: AskEvidenceHandler,
+    private readonly concludeScenario: ConcludeScenarioHandler,
+    private readonly reconcileRun: ReconcileRunHandler,
+  ) {}
+
+  @OnTopic(Topics.ticketAnalysisRequested)
+  onAnalysisRequested(@Payload() payload: TicketAnalysisRequestedV1, @Ctx() ctx: HandlerContext): Promise<void> {
+    return this.selectScenarios.handle(payload, ctx);
+  }
+
+  @OnTopic(Topics.scenarioSelected)
+  onScenarioSelected(@Payload() payload: ScenarioSelectedV1, @Ctx() ctx: HandlerContext): Promise<void> {
+    return this.askEvidence.handle(payload, ctx);
+  }
+
+  @OnTopic(Topics.evidenceBatchMaterialized)
+  onBatchMaterialized(@Payload() payload: EvidenceBatchMaterializedV1, @Ctx() ctx: HandlerContext): Promise<void> {
+    return this.concludeScenario.handle(payload, ctx);
+  }
+
+  @OnTopic(Topics.diagnosisHandoffConsumed)
+  onHandoffConsumed(@Payload() payload: DiagnosisHandoffConsumedV1, @Ctx() ctx: HandlerContext): Promise<void> {
+    return this.reconcileRun.handle(payload, ctx);
+  }
+}

@@ -1,0 +1,87 @@
+import { InMemoryBroker } from '@aoc/bus';
+import { TOPIC_REGISTRY, dlqTopicOf } from '@aoc/contracts';
+import { createServiceDataSource, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
+import { bootRole, migrateRole, type BootedRole, type ServiceDefinition, type TransportSpec } from '@aoc/service-host';
+import { createLogger, type LogLevel } from '@aoc/telemetry';
+import type { DataSource } from 'typeorm';
+import { ALL_SERVICES } from './all-services';
+
+export interface PlatformOptions {
+  /** Postgres URL; without it an embedded PGlite is started. */
+  databaseUrl?: string;
+  /** Transport; defaults to a fresh in-process broker. */
+  transport?: TransportSpec;
+  /** Credentials per role for Kafka; defaults to the local development principals. */
+  kafkaPasswordOf?: (role: string) => string | undefined;
+  services?: readonly ServiceDefinition[];
+  logLevel?: LogLevel;
+  httpFor?: (definition: ServiceDefinition) => number | undefined;
+}
+
+export interface Platform {
+  readonly broker: InMemoryBroker | null;
+  readonly dataSource: DataSource;
+  readonly roles: Map<string, BootedRole>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts every role in this process. With the defaults (in-process broker, embedded Postgres)
+ * it needs nothing installed; the same roles also run on Kafka and a real Postgres.
+ */
+export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const services = options.services ?? ALL_SERVICES;
+  let embedded: EmbeddedPostgres | null = null;
+  let url = options.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres();
+    url = embedded.url;
+  }
+  for (const definition of services) await migrateRole(definition, url);
+  // One connection for the embedded store (PGlite is a single session); a small pool otherwise.
+  const dataSource = createServiceDataSource({ url, schema: 'public', entities: services.flatMap((s) => s.entities as never[]), poolSize: embedded ? 1 : 10 });
+  await dataSource.initialize();
+  let broker: InMemoryBroker | null = null;
+  let transport = options.transport;
+  if (!transport) {
+    broker = new InMemoryBroker();
+    for (const t of TOPIC_REGISTRY) {
+      broker.createTopic(t.name, t.partitions);
+      broker.createTopic(dlqTopicOf(t.name), 1);
+    }
+    transport = { kind: 'memory', broker };
+  }
+  const roles = new Map<string, BootedRole>();
+  try {
+    for (const definition of services) {
+      const spec: TransportSpec =
+        transport.kind === 'kafka'
+          ? { ...transport, username: `aoc-${definition.role}`, password: options.kafkaPasswordOf?.(definition.role) ?? `${definition.role}-local-secret` }
+          : transport;
+      const booted = await bootRole({
+        definition,
+        transport: spec,
+        dataSource,
+        httpPort: options.httpFor?.(definition),
+        logger: createLogger(definition.role, options.logLevel ?? 'warn'),
+      });
+      roles.set(definition.role, booted);
+    }
+  } catch (error) {
+    for (const r of roles.values()) await r.close().catch(() => undefined);
+    await dataSource.destroy();
+    await embedded?.stop();
+    throw error;
+  }
+  return {
+    broker,
+    dataSource,
+    roles,
+    stop: async () => {
+      for (const r of [...roles.values()].reverse()) await r.close();
+      broker?.close();
+      await dataSource.destroy();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export * from './all-services';
+export * from './embedded-platform';
+export * from './run-example';
