@@ -39,7 +39,7 @@ export default [
     },
   },
   {
-    files: ['libs/bus/src/kafka/**/*.ts', 'deploy/**/*.ts', 'bench/**/*.ts', '**/*.integration-spec.ts'],
+    files: ['libs/bus/src/transport/kafka/**/*.ts', 'libs/bus/test/kafka-harness.ts', 'deploy/**/*.ts', 'bench/**/*.ts', '**/*.integration-spec.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
 ];

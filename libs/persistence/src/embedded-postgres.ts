@@ -1,6 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 export interface EmbeddedPostgres {
   /** postgres:// URL of the embedded server on 127.0.0.1. */
@@ -21,6 +24,43 @@ async function freePort(): Promise<number> {
   });
 }
 
+function templatePath(): string {
+  // The package does not export its package.json; read it beside the resolved entry point.
+  const manifest = join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json');
+  const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+  const dir = process.env['AOC_CACHE_DIR'] ?? join(homedir(), '.cache', 'aoc');
+  return join(dir, `pglite-${version}-template.tar.gz`);
+}
+
+/**
+ * A fresh in-memory PGlite runs initdb in WASM, which takes seconds. The first start saves the
+ * freshly initialised data directory as a template; later starts load it instead.
+ */
+async function freshInMemory(): Promise<PGlite> {
+  const template = templatePath();
+  if (existsSync(template)) {
+    try {
+      const db = new PGlite({ loadDataDir: new Blob([readFileSync(template)]) });
+      await db.waitReady;
+      return db;
+    } catch {
+      // A damaged template is rebuilt below.
+    }
+  }
+  const db = new PGlite();
+  await db.waitReady;
+  try {
+    const dump = await db.dumpDataDir('gzip');
+    mkdirSync(join(template, '..'), { recursive: true });
+    const tmp = `${template}.${process.pid}.tmp`;
+    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
+    renameSync(tmp, template);
+  } catch {
+    // The cache is an optimisation only.
+  }
+  return db;
+}
+
 /**
  * Starts PGlite (Postgres compiled to WASM) behind its wire-protocol socket server, so the
  * normal `pg` driver and TypeORM talk to it like to any Postgres. PGlite is a single session:
@@ -29,7 +69,7 @@ async function freePort(): Promise<number> {
  * `dataDir` keeps data between runs; without it the database lives in memory.
  */
 export async function startEmbeddedPostgres(options: { dataDir?: string } = {}): Promise<EmbeddedPostgres> {
-  const db = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+  const db = options.dataDir ? new PGlite(options.dataDir) : await freshInMemory();
   await db.waitReady;
   const port = await freePort();
   // Several slots only so that a closing connection does not block the next one (the server frees a
