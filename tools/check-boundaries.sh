@@ -12,7 +12,7 @@ probes=(
   "libs/bus/src/zz-boundary-probe.ts|import { judgeDefinition } from '@aoc/service-judge';\nexport const probe = judgeDefinition;"
 )
 files=()
-cleanup() { rm -f "${files[@]}"; }
+cleanup() { rm -f "${files[@]}"; npx nx show projects >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 
 for probe in "${probes[@]}"; do

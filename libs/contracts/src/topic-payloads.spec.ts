@@ -3,7 +3,7 @@ import { samplePayloadRecord, sha256Hex } from '../test/sample-payloads';
 import { Verdict } from './common';
 import { Topics } from './registry';
 import { LocalCausalBriefV1 } from './topics/diagnosis-handoff-consumed/diagnosis-handoff-consumed.schema';
-import { EvaluationJudgedV1 } from './topics/evaluation-judged/evaluation-judged.schema';
+import { EvaluationJudgedV1, expectedQualityScore } from './topics/evaluation-judged/evaluation-judged.schema';
 import { EvidenceBatchPlannedV1, MAX_QUERIES_PER_BATCH } from './topics/evidence-batch-planned/evidence-batch-planned.schema';
 import { EvidenceRequestedV1 } from './topics/evidence-requested/evidence-requested.schema';
 import { RunExecutionRecordedV1 } from './topics/run-execution-recorded/run-execution-recorded.schema';
@@ -106,8 +106,17 @@ describe('evaluation.judged v1', () => {
     expect(EvaluationJudgedV1.shape.verdict.options.length).toBe(VERDICTS.length);
   });
 
-  it.each(VERDICTS)('accepts verdict %s', (verdict) => {
-    expect(issues(EvaluationJudgedV1, { ...sample(), verdict })).toEqual([]);
+  it.each(VERDICTS)('accepts verdict %s with its quality projection', (verdict) => {
+    expect(issues(EvaluationJudgedV1, { ...sample(), verdict, qualityScore: expectedQualityScore(verdict as Verdict) })).toEqual([]);
+  });
+
+  it('rejects a quality score that does not follow the verdict', () => {
+    expect(issues(EvaluationJudgedV1, { ...sample(), verdict: 'human_better', qualityScore: 1 })).toEqual([
+      expect.objectContaining({ path: 'qualityScore' }),
+    ]);
+    expect(issues(EvaluationJudgedV1, { ...sample(), verdict: 'not_compared', qualityScore: 0 })).toEqual([
+      expect.objectContaining({ path: 'qualityScore' }),
+    ]);
   });
 
   it.each(['better', 'AI_BETTER', 'equal', '', null])('rejects verdict %p', (verdict) => {

@@ -1,8 +1,8 @@
 import type { HandlerContext } from '@aoc/bus';
-import { Topics, type RunPublishedV1, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
+import { Topics, expectedQualityScore, type RunPublishedV1, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
 import { Injectable } from '@nestjs/common';
 import { AnswerEntity, EvaluationEntity, TimelineEntity } from '../persistence/judge.entities';
-import { qualityScore, rubricJudge } from './rubric-judge';
+import { rubricJudge } from './rubric-judge';
 
 export const JUDGE_ENGINE = 'builtin-rubric-v1';
 
@@ -65,7 +65,7 @@ export class JudgeAnswerHandler {
         answerFingerprint: answer.answerFingerprint,
         judgedAt: judgedAt.toISOString(),
         judgeEngine: JUDGE_ENGINE,
-        qualityScore: qualityScore(result.verdict),
+        qualityScore: expectedQualityScore(result.verdict),
         ...result,
       });
     }

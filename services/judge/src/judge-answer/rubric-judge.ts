@@ -63,9 +63,3 @@ export function rubricJudge(input: JudgeInput): RubricResult | null {
     humanAnswerMarkdown: humanText,
   };
 }
-
-export function qualityScore(verdict: Verdict): 0 | 1 | null {
-  if (verdict === 'ai_better' || verdict === 'equivalent' || verdict === 'different_but_valid') return 1;
-  if (verdict === 'human_better') return 0;
-  return null;
-}

@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { IsoDateTime, RunId, Sha256Hex, TicketKey, Verdict } from '../../common';
 import { defineTopic } from '../../topic-definition';
 
+/** The quality projection of a verdict. */
+export function expectedQualityScore(verdict: Verdict): 0 | 1 | null {
+  if (verdict === 'human_better') return 0;
+  if (verdict === 'not_compared') return null;
+  return 1;
+}
+
 export const EvaluationJudgedKeyV1 = TicketKey;
 export const EvaluationJudgedV1 = z.object({
   evaluationId: z.string().min(1).max(128),
@@ -22,6 +29,9 @@ export const EvaluationJudgedV1 = z.object({
     .array(z.object({ id: z.string().min(1).max(64), createdAt: IsoDateTime, bodyDigest: Sha256Hex }))
     .max(20),
   humanAnswerMarkdown: z.string().max(20000).nullable(),
+}).refine((e) => e.qualityScore === expectedQualityScore(e.verdict), {
+  message: 'qualityScore must be 1 for ai_better|equivalent|different_but_valid, 0 for human_better, null for not_compared',
+  path: ['qualityScore'],
 });
 export type EvaluationJudgedV1 = z.infer<typeof EvaluationJudgedV1>;
 
