@@ -1,4 +1,5 @@
 import type { Decision, LocalCausalBriefV1, RunExecutionRecordedV1 } from '@aoc/contracts';
+import type { EvidenceRecord } from '../persistence/scenario-thread.entity';
 
 export interface ConcludedScenario {
   scenarioId: string;
@@ -95,7 +96,7 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
 }
 
 /** Execution state of the run for run.execution-recorded (never part of run.published). */
-export function executionRecord(scenarios: ConcludedScenario[], records: { queries?: { queryId: string; outcome: string; attempts: number }[]; failures?: { queryId: string; code: string; supplemental: boolean }[] }[]): Pick<RunExecutionRecordedV1, 'evidenceAcquisition' | 'failureCodes' | 'providerAttempts'> {
+export function executionRecord(scenarios: ConcludedScenario[], records: EvidenceRecord[]): Pick<RunExecutionRecordedV1, 'evidenceAcquisition' | 'failureCodes' | 'providerAttempts'> {
   const statuses = scenarios.map((s) => s.evidenceStatus);
   const providers = [...new Set(scenarios.map((s) => s.provider))].filter((p): p is 'clinic' | 'manus' | 'wetech' | 'prometheus' | 'none' => ['clinic', 'manus', 'wetech', 'prometheus', 'none'].includes(p));
   const status: RunExecutionRecordedV1['evidenceAcquisition']['status'] = providers.every((p) => p === 'none')
@@ -105,7 +106,7 @@ export function executionRecord(scenarios: ConcludedScenario[], records: { queri
       : statuses.some((s) => s === 'complete' || s === 'partial')
         ? 'degraded'
         : 'failed';
-  const failureCodes = [...new Set(records.flatMap((r) => (r.failures ?? []).filter((f) => !f.supplemental).map((f) => f.code)))];
+  const failureCodes = [...new Set(records.flatMap((r) => r.failures.filter((f) => !f.supplemental).map((f) => f.code)))];
   const providerAttempts = scenarios.flatMap((s, i) =>
     (records[i]?.queries ?? []).map((q) => ({
       scenarioId: s.scenarioId,
