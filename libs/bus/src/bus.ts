@@ -88,6 +88,7 @@ interface Registration {
 }
 
 const MAX_DLQ_VALUE_BYTES = 64 * 1024;
+const RELAY_BATCH = 200;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -198,8 +199,14 @@ export class Bus {
 
   /** Runs state changes and publications outside a handler (e.g. HTTP intake) atomically. */
   async transaction<R>(work: (uow: UnitOfWork) => Promise<R>): Promise<R> {
-    const result = await this.store.transaction(async (tx) => work(this.unitOfWork(tx, null)));
-    this.kickRelay();
+    let published = 0;
+    const result = await this.store.transaction(async (tx) => {
+      const uow = this.unitOfWork(tx, null);
+      const out = await work(uow);
+      published = uow.published();
+      return out;
+    });
+    if (published > 0) this.kickRelay();
     return result;
   }
 
@@ -224,10 +231,11 @@ export class Bus {
       try {
         do {
           this.relayAgain = false;
+          // A short batch means the outbox is drained; another pass would only find nothing.
           let sent: number;
           do {
-            sent = await this.store.relay((topic, messages) => this.transport.send(topic, messages));
-          } while (sent > 0);
+            sent = await this.store.relay((topic, messages) => this.transport.send(topic, messages), RELAY_BATCH);
+          } while (sent === RELAY_BATCH);
         } while (this.relayAgain);
       } catch (error) {
         this.logger.warn('outbox relay failed; will retry', { role: this.role, error: errorMessageOf(error) });
@@ -237,9 +245,10 @@ export class Bus {
     })();
   }
 
-  private unitOfWork(tx: BusTransaction, consumed: EnvelopeMeta | null): UnitOfWork {
+  private unitOfWork(tx: BusTransaction, consumed: EnvelopeMeta | null): UnitOfWork & { published(): number } {
     let seq = 0;
     return {
+      published: () => seq,
       manager: tx.manager,
       publish: async <T extends TopicDefinition>(topic: T, payload: PayloadOf<T>, options: PublishOptions = {}) => {
         const index = seq++;
@@ -359,16 +368,18 @@ export class Bus {
         try {
           for (let attempt = 1; ; attempt++) {
             try {
+              let published = 0;
               const processed = await this.store.transaction(async (tx) => {
                 const fresh = await this.store.claim(tx, group, envelope.messageId, topic.name, 'processed');
                 if (!fresh) return false;
                 const uow = this.unitOfWork(tx, meta);
-                await registration.handler(payload.data, { ...uow, envelope: meta, topic: topic.name, consumerGroup: group, attempt });
+                await registration.handler(payload.data, { manager: uow.manager, publish: uow.publish, envelope: meta, topic: topic.name, consumerGroup: group, attempt });
+                published = uow.published();
                 return true;
               });
               if (!processed) span.setAttribute('aoc.duplicate', true);
               span.setAttribute('aoc.attempts', attempt);
-              this.kickRelay();
+              if (published > 0) this.kickRelay();
               return;
             } catch (error) {
               const retryable = isRetryable(error);

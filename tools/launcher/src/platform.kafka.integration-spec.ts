@@ -20,6 +20,7 @@ describe('walking skeleton on Kafka and Postgres', () => {
       databaseUrl,
       transport: { kind: 'kafka', brokers: (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:19092').split(',') },
       kafkaPasswordOf: (role) => process.env[`AOC_KAFKA_PASSWORD_${role.toUpperCase().replace(/-/g, '_')}`],
+      logLevel: 'error',
     });
   }, 120000);
 
