@@ -28,7 +28,7 @@ const EXPECTED: Record<Role, { publish: string[]; subscribe: string[] }> = {
   'provider-executor': { publish: [Topics.evidenceBatchMaterialized.name], subscribe: [Topics.evidenceBatchPlanned.name] },
   judge: {
     publish: [Topics.evaluationJudged.name],
-    subscribe: [Topics.runPublished.name, Topics.ticketTimelineUpdated.name],
+    subscribe: [Topics.ticketAnalysisRequested.name, Topics.runPublished.name, Topics.ticketTimelineUpdated.name],
   },
   reporter: {
     publish: [],
@@ -96,8 +96,8 @@ describe('role grants', () => {
       expect(granted.filter((n) => n.startsWith('aoc.run.execution-recorded'))).toEqual([]);
     });
 
-    it('sees no execution or diagnosis state: only run.published and the ticket timeline', () => {
-      expect(sorted(grantOf('judge').subscribe)).toEqual(sorted([Topics.runPublished.name, Topics.ticketTimelineUpdated.name]));
+    it('sees no execution or diagnosis state: only the frozen ticket, run.published and the ticket timeline', () => {
+      expect(sorted(grantOf('judge').subscribe)).toEqual(sorted([Topics.ticketAnalysisRequested.name, Topics.runPublished.name, Topics.ticketTimelineUpdated.name]));
     });
   });
 

@@ -8,7 +8,7 @@ import { dlqTopicOf } from './envelope';
 
 /** The topic table of DESIGN.md section 3 ("external" consumers are not roles and are left out). */
 const DESIGN_TOPICS: { baseName: string; producers: Role[]; consumers: Role[] }[] = [
-  { baseName: 'ticket.analysis-requested', producers: ['router', 'optimizer'], consumers: ['router'] },
+  { baseName: 'ticket.analysis-requested', producers: ['router', 'optimizer'], consumers: ['router', 'judge'] },
   { baseName: 'scenario.selected', producers: ['router'], consumers: ['router'] },
   { baseName: 'evidence.requested', producers: ['router'], consumers: ['evidence'] },
   { baseName: 'evidence.batch-planned', producers: ['evidence'], consumers: ['provider-executor'] },

@@ -56,11 +56,11 @@ describe('run.published v1: both messages, decision, fingerprint, no execution s
   });
 
   it('declares none of the execution fields of run.execution-recorded', () => {
-    expect(executionOnly).toEqual(expect.arrayContaining(['failureCodes', 'evidenceAcquisition', 'providerAttempts', 'providerEvents']));
+    expect(executionOnly).toEqual(expect.arrayContaining(['failureCodes', 'evidenceAcquisition', 'providerAttempts', 'providerQueryEvents', 'providerHttpAttempts', 'providerSystemEvents']));
     expect(Object.keys(RunPublishedV1.shape).filter((k) => executionOnly.includes(k))).toEqual([]);
   });
 
-  it.each(['failureCodes', 'evidenceAcquisition', 'responseGeneration', 'providerAttempts', 'providerEvents'])(
+  it.each(['failureCodes', 'evidenceAcquisition', 'responseGeneration', 'providerAttempts', 'providerQueryEvents', 'providerHttpAttempts', 'providerSystemEvents'])(
     'rejects the execution field %s (strict)',
     (field) => {
       const execution = samplePayloadRecord(Topics.runExecutionRecorded.name);

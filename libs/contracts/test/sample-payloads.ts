@@ -194,7 +194,25 @@ const runExecutionRecorded: RunExecutionRecordedV1 = {
   providerAttempts: [
     { scenarioId: SAMPLE_SCENARIO_ID, queryId: 'q2-write-stall', attempt: 1, outcome: 'failed', errorCode: 'PROVIDER.HTTP_5XX' },
   ],
-  providerEvents: [{ scenarioId: SAMPLE_SCENARIO_ID, provider: 'clinic', event: 'auth_ok', at: '2025-01-01T10:46:00Z' }],
+  providerQueryEvents: [
+    { scenarioId: SAMPLE_SCENARIO_ID, queryId: 'q2-write-stall', provider: 'clinic', outcome: 'failed', supplemental: false, at: '2025-01-01T10:46:00Z' },
+  ],
+  providerHttpAttempts: [
+    { scenarioId: SAMPLE_SCENARIO_ID, queryId: 'q2-write-stall', provider: 'clinic', statusClass: '502', at: '2025-01-01T10:46:00Z' },
+    { scenarioId: SAMPLE_SCENARIO_ID, queryId: 'q2-write-stall', provider: 'clinic', statusClass: '500', at: '2025-01-01T10:46:01Z' },
+  ],
+  providerSystemEvents: [
+    {
+      scenarioId: SAMPLE_SCENARIO_ID,
+      queryId: 'q2-write-stall',
+      provider: 'clinic',
+      statusSequence: [502, 500, 500],
+      result: 'failed',
+      upstreamError: 'upstream timeout',
+      requestId: 'req-123',
+      at: '2025-01-01T10:46:02Z',
+    },
+  ],
 };
 
 const ticketTimelineUpdated: TicketTimelineUpdatedV1 = {

@@ -52,7 +52,10 @@ export class ReconcileRunHandler {
       recordedAt: now.toISOString(),
       responseGeneration: { status: 'succeeded', engine: 'builtin-skeleton-v1' },
       ...executionRecord(scenarios, records),
-      providerEvents: [],
+      // Filled from provider execution records once connectors exist; nothing was materialised yet.
+      providerQueryEvents: [],
+      providerHttpAttempts: [],
+      providerSystemEvents: [],
     });
   }
 }

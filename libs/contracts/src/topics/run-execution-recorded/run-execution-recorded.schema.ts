@@ -30,16 +30,46 @@ export const RunExecutionRecordedV1 = z.object({
       }),
     )
     .max(500),
-  providerEvents: z
+  providerQueryEvents: z
     .array(
       z.object({
         scenarioId: z.string(),
+        queryId: z.string(),
         provider: ProviderName,
-        event: z.string().min(1).max(64),
+        outcome: z.enum(['complete', 'empty', 'failed']).describe('complete|empty count as a successful logical call'),
+        supplemental: z.boolean(),
         at: IsoDateTime,
       }),
     )
-    .max(500),
+    .max(500)
+    .describe('One event per materialised logical query'),
+  providerHttpAttempts: z
+    .array(
+      z.object({
+        scenarioId: z.string(),
+        queryId: z.string(),
+        provider: ProviderName,
+        statusClass: z.enum(['200', '400', '500', '502', 'other']),
+        at: IsoDateTime,
+      }),
+    )
+    .max(2000)
+    .describe('Each HTTP response attempt; retries never enlarge the logical-call denominator'),
+  providerSystemEvents: z
+    .array(
+      z.object({
+        scenarioId: z.string(),
+        queryId: z.string(),
+        provider: ProviderName,
+        statusSequence: z.array(z.number().int().min(100).max(599)).min(1).max(10),
+        result: z.enum(['recovered', 'failed']),
+        upstreamError: z.string().max(500).describe('Credential-redacted upstream error code or message'),
+        requestId: z.string().max(128).nullable(),
+        at: IsoDateTime,
+      }),
+    )
+    .max(200)
+    .describe('Provider 5xx episodes: status sequence, recovered or still failed after retries'),
 });
 export type RunExecutionRecordedV1 = z.infer<typeof RunExecutionRecordedV1>;
 

@@ -43,5 +43,6 @@ export const ticketAnalysisRequestedTopic = defineTopic({
   key: TicketAnalysisRequestedKeyV1,
   value: TicketAnalysisRequestedV1,
   producers: ['router', 'optimizer'],
-  consumers: ['router'],
+  // The judge reads the frozen ticket (never execution state) to judge answers in context.
+  consumers: ['router', 'judge'],
 });
