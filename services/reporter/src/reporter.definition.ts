@@ -1,5 +1,6 @@
 import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
+import { DashboardController } from './dashboard/dashboard.controller';
 import { ReporterInit1764400000000 } from './migrations/1764400000000-reporter-init.migration';
 import { RecordRunHandler } from './record-run/record-run.handler';
 import { ReporterBusController } from './reporter-bus.controller';
@@ -18,7 +19,7 @@ export const reporterDefinition: ServiceDefinition = {
   module: (runtime) => ({
     module: ReporterModule,
     imports: [RuntimeModule.forRoot(runtime)],
-    controllers: [ReporterBusController, RunSummaryController],
+    controllers: [ReporterBusController, RunSummaryController, DashboardController],
     providers: [RecordRunHandler, RunSummaryQuery],
     exports: [RunSummaryQuery],
   }),
