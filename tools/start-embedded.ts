@@ -9,9 +9,14 @@ const telemetry = startTelemetry({ serviceName: 'aoc-embedded', spanProcessors: 
 async function main(): Promise<void> {
   const path = await import('node:path');
   const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
-  const example = process.argv[2] ?? path.join(__dirname, '..', 'services', 'router', 'examples', 'tickets', 'latency-regression.json');
+  const args = process.argv.slice(2);
+  // --serve keeps every role running with the router API and the reporter dashboard on localhost.
+  const serve = args.includes('--serve');
+  const example = args.find((a) => !a.startsWith('--')) ?? path.join(__dirname, '..', 'services', 'router', 'examples', 'tickets', 'latency-regression.json');
   const started = Date.now();
-  const platform = await startPlatform();
+  const ports: Record<string, number> = { router: Number(process.env['AOC_ROUTER_PORT'] ?? 8080), reporter: Number(process.env['AOC_REPORTER_PORT'] ?? 8085) };
+  const platform = await startPlatform({ httpFor: (d) => (serve ? ports[d.role] : undefined) });
+  let keepRunning = false;
   try {
     const { accepted, summary } = await runExample(platform, loadExample(example));
     const traceSpans = spans.getFinishedSpans().filter((s) => s.spanContext().traceId === accepted.traceId);
@@ -38,9 +43,20 @@ async function main(): Promise<void> {
       `done in ${Date.now() - started} ms`,
     ];
     process.stdout.write(out.join('\n') + '\n');
+    if (serve) {
+      keepRunning = true;
+      const dashboard = platform.roles.get('reporter')?.httpUrl;
+      const intake = platform.roles.get('router')?.httpUrl;
+      process.stdout.write(`\ndashboard ${dashboard}/runs/${accepted.runId}\nintake    POST ${intake}/v1/tickets/analyze\nCtrl-C to stop.\n`);
+      const stop = () => void platform.stop().then(() => telemetry.shutdown()).finally(() => process.exit(0));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    }
   } finally {
-    await platform.stop();
-    await telemetry.shutdown();
+    if (!keepRunning) {
+      await platform.stop();
+      await telemetry.shutdown();
+    }
   }
 }
 
