@@ -10,3 +10,4 @@ export * from './validation/read-only-sql';
 export * from './connectors/http-client';
 export * from './connectors/prometheus-connector';
 export * from './packages/prometheus/prometheus.package';
+export * from './core/evidence-package';

@@ -1,0 +1,73 @@
+import type { HttpCallRecord } from '../connectors/http-client';
+import type { AbsoluteWindow } from './time-window';
+import type { ToolResult } from './tool-result';
+import type { AuditSink, ToolSpec } from './tool-spec';
+
+/** Operations a planned query may ask for; each package serves a subset. */
+export type EvidenceOperation =
+  | 'promql_range'
+  | 'promql_instant'
+  | 'sql'
+  | 'top_sql'
+  | 'slow_query'
+  | 'logs'
+  | 'activities'
+  | 'cluster_metadata'
+  | 'components'
+  | 'configuration';
+
+export interface PlannedProviderQuery {
+  /** Stable query id: a safe slug of at most 64 characters, unique in the batch. */
+  id: string;
+  operation: EvidenceOperation;
+  /** PromQL, SQL, log selector or a JSON document of the operation's parameters. */
+  expression: string;
+  /** Defaults to the batch window. */
+  window?: AbsoluteWindow;
+  stepSeconds?: number;
+  /** Supplemental queries stay visible but never degrade acquisition and are not retried. */
+  supplemental?: boolean;
+}
+
+export interface EvidenceBatchRequest {
+  /** Ticket key, for packages that validate its shape (e.g. Wetech APID keys). */
+  ticketKey: string | null;
+  /** The frozen, trusted target (cluster id, exact target name); never a URL. */
+  target: string;
+  window: AbsoluteWindow;
+  queries: PlannedProviderQuery[];
+}
+
+export interface QueryEvidence {
+  id: string;
+  status: 'complete' | 'empty' | 'failed';
+  /** Compact, sanitised result of the query (summaries, safe labels, opaque refs). */
+  result?: unknown;
+  error_code?: string;
+  detail_error?: string;
+  supplemental?: boolean;
+}
+
+export interface EvidenceBatchDetails {
+  target: string;
+  window: AbsoluteWindow;
+  queries: QueryEvidence[];
+}
+
+export interface EvidenceRunOptions {
+  audit?: AuditSink;
+  /** HTTP attempts and 5xx episodes per query id; execution state, never model-visible. */
+  onHttpRecord?: (queryId: string, record: HttpCallRecord) => void;
+  now?: Date;
+}
+
+/**
+ * A provider package as the Provider Executor sees it: one identity with its own credentials,
+ * its tool specs, and one bounded batch entry point that goes through `executeTool`.
+ */
+export interface EvidencePackage {
+  readonly name: 'clinic' | 'manus' | 'wetech' | 'prometheus';
+  readonly tools: readonly ToolSpec[];
+  readonly operations: readonly EvidenceOperation[];
+  runBatch(request: EvidenceBatchRequest, options?: EvidenceRunOptions): Promise<ToolResult<EvidenceBatchDetails>>;
+}
