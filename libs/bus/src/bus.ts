@@ -40,6 +40,8 @@ export interface HandlerContext extends UnitOfWork {
   readonly consumerGroup: string;
   /** 1 for the first try; bounded retries increase it. */
   readonly attempt: number;
+  /** Result of the topic's prepare step, when one is registered. */
+  readonly prepared?: unknown;
 }
 
 export type BusHandler<T extends TopicDefinition = TopicDefinition> = (payload: PayloadOf<T>, ctx: HandlerContext) => Promise<void>;
@@ -85,7 +87,15 @@ interface Registration {
   topic: TopicDefinition;
   handler: BusHandler;
   group: string;
+  prepare?: PrepareStep;
 }
+
+/**
+ * Slow, side-effect-free work (e.g. provider calls) done BEFORE the handler's transaction opens,
+ * so no database connection is held while waiting on the network. Its result reaches the
+ * handler as `ctx.prepared`. A redelivery runs it again, so it must be safe to repeat.
+ */
+export type PrepareStep = (payload: unknown, envelope: EnvelopeMeta) => Promise<unknown>;
 
 const MAX_DLQ_VALUE_BYTES = 64 * 1024;
 const RELAY_BATCH = 200;
@@ -140,14 +150,21 @@ export class Bus {
   }
 
   /** Registers a handler; `group` suffixes the role's consumer group when one role needs two. */
-  subscribe<T extends TopicDefinition>(topic: T, handler: BusHandler<T>, options: { groupSuffix?: string } = {}): void {
+  subscribe<T extends TopicDefinition>(topic: T, handler: BusHandler<T>, options: { groupSuffix?: string; prepare?: PrepareStep } = {}): void {
     if (this.started) throw new Error('subscribe before start()');
     const group = options.groupSuffix ? `${consumerGroupPrefix(this.role)}.${options.groupSuffix}` : consumerGroupPrefix(this.role);
-    this.registrations.push({ topic, handler: handler as BusHandler, group });
+    this.registrations.push({ topic, handler: handler as BusHandler, group, prepare: options.prepare });
+  }
+
+  /** Adds a prepare step to an already registered topic (used by the NestJS strategy). */
+  setPrepare(topicName: string, prepare: PrepareStep): void {
+    const registration = this.registrations.find((r) => r.topic.name === topicName);
+    if (!registration) throw new BusError('BUS.NO_HANDLER', `prepare step for ${topicName} has no handler to precede`);
+    registration.prepare = prepare;
   }
 
   /** Subscribes by versioned topic name (used by the NestJS strategy for `@EventPattern`). */
-  subscribeByName(topicName: string, handler: BusHandler, options: { groupSuffix?: string } = {}): void {
+  subscribeByName(topicName: string, handler: BusHandler, options: { groupSuffix?: string; prepare?: PrepareStep } = {}): void {
     const topic = this.contracts.findTopic(topicName);
     if (!topic) throw new BusError('BUS.UNKNOWN_TOPIC', `topic "${topicName}" is not in the registry`);
     this.subscribe(topic, handler, options);
@@ -369,11 +386,19 @@ export class Bus {
           for (let attempt = 1; ; attempt++) {
             try {
               let published = 0;
+              let prepared: unknown;
+              if (registration.prepare) {
+                if (await this.store.isProcessed(group, envelope.messageId)) {
+                  span.setAttribute('aoc.duplicate', true);
+                  return;
+                }
+                prepared = await registration.prepare(payload.data, meta);
+              }
               const processed = await this.store.transaction(async (tx) => {
                 const fresh = await this.store.claim(tx, group, envelope.messageId, topic.name, 'processed');
                 if (!fresh) return false;
                 const uow = this.unitOfWork(tx, meta);
-                await registration.handler(payload.data, { manager: uow.manager, publish: uow.publish, envelope: meta, topic: topic.name, consumerGroup: group, attempt });
+                await registration.handler(payload.data, { manager: uow.manager, publish: uow.publish, envelope: meta, topic: topic.name, consumerGroup: group, attempt, prepared });
                 published = uow.published();
                 return true;
               });

@@ -237,6 +237,36 @@ export function busContractSuite(name: string, harness: () => BusHarness): void 
       expect(pongs.filter((m) => m.key === 'fail')).toHaveLength(0);
     });
 
+    it('runs a prepare step outside the transaction, retries it, and skips it for duplicates', async () => {
+      const bus = makeBus();
+      let prepares = 0;
+      const seen: unknown[] = [];
+      bus.subscribe(
+        topics.ping,
+        async (p, ctx) => {
+          if (p.key === 'prep') seen.push(ctx.prepared);
+        },
+        {
+          groupSuffix: groupSuffix(),
+          prepare: async (payload) => {
+            const p = payload as { key: string; seq: number };
+            if (p.key !== 'prep') return null;
+            prepares++;
+            if (prepares === 1) throw new TransientError('TEST.SLOW_PROVIDER', 'provider blip');
+            return { fetched: p.seq * 10 };
+          },
+        },
+      );
+      await bus.start();
+      const value = envelopeFor(topics.ping, { key: 'prep', seq: 4 });
+      await h.rawSend(topics.ping.name, [{ key: 'prep', value, headers: {} }]);
+      await eventually(() => (seen.length === 1 ? true : undefined), 20000, 'prepared handler');
+      await h.rawSend(topics.ping.name, [{ key: 'prep', value, headers: {} }, { key: 'prep', value: envelopeFor(topics.ping, { key: 'prep', seq: 5 }), headers: {} }]);
+      await eventually(() => (seen.length === 2 ? true : undefined), 20000, 'second prepared handler');
+      expect(seen).toEqual([{ fetched: 40 }, { fetched: 50 }]);
+      expect(prepares).toBe(3);
+    });
+
     it('keeps committed messages in the outbox until the transport takes them', async () => {
       const real = h.transport();
       let failSends = 3;

@@ -146,6 +146,11 @@ const evidenceBatchMaterialized: EvidenceBatchMaterializedV1 = {
     gaps: ['Write stall rate could not be read.'],
   },
   failures: [{ queryId: 'q2-write-stall', code: 'PROVIDER.HTTP_5XX', detail: 'metrics endpoint returned 503', supplemental: false }],
+  execution: {
+    queryEvents: [{ queryId: 'q2-write-stall', outcome: 'failed', supplemental: false, at: '2025-01-01T10:46:00Z' }],
+    httpAttempts: [{ queryId: 'q2-write-stall', statusClass: '500', at: '2025-01-01T10:46:00Z' }],
+    systemEvents: [{ queryId: 'q2-write-stall', statusSequence: [503, 503, 503], result: 'failed', upstreamError: 'service unavailable', requestId: null, at: '2025-01-01T10:46:02Z' }],
+  },
 };
 
 const diagnosisHandoffConsumed: DiagnosisHandoffConsumedV1 = {

@@ -1,5 +1,5 @@
 import { Catch, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
-import type { PayloadOf, TopicDefinition } from '@aoc/contracts';
+import type { EnvelopeMeta, PayloadOf, TopicDefinition } from '@aoc/contracts';
 import { EventPattern, Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { isObservable, lastValueFrom, throwError, type Observable } from 'rxjs';
 import type { Bus, HandlerContext } from '../bus';
@@ -15,8 +15,13 @@ export class BusServer extends Server implements CustomTransportStrategy {
 
   async listen(callback: (...optionalParams: unknown[]) => unknown): Promise<void> {
     try {
+      const prepares: [string, (payload: unknown, ctx: unknown) => Promise<unknown>][] = [];
       for (const [pattern, handler] of this.messageHandlers) {
         const topicName = this.normalizePattern(pattern);
+        if (topicName.endsWith(PREPARE_SUFFIX)) {
+          prepares.push([topicName.slice(0, -PREPARE_SUFFIX.length), handler]);
+          continue;
+        }
         this.bus.subscribeByName(
           topicName,
           async (payload: unknown, ctx: HandlerContext) => {
@@ -24,6 +29,12 @@ export class BusServer extends Server implements CustomTransportStrategy {
             if (isObservable(out)) await lastValueFrom(out as Observable<unknown>, { defaultValue: undefined });
           },
         );
+      }
+      for (const [topicName, handler] of prepares) {
+        this.bus.setPrepare(topicName, async (payload, envelope) => {
+          const out: unknown = await handler(payload, envelope);
+          return isObservable(out) ? lastValueFrom(out as Observable<unknown>, { defaultValue: undefined }) : out;
+        });
       }
       await this.bus.start();
       callback();
@@ -54,6 +65,20 @@ export class BusErrorPassthroughFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
     return throwError(() => exception);
   }
+}
+
+const PREPARE_SUFFIX = '#prepare';
+
+/**
+ * `@PrepareTopic(Topics.x)`: runs before the `@OnTopic` handler of the same topic, outside its
+ * database transaction (for slow network work). Its return value is the handler's `ctx.prepared`.
+ * Arguments: `@Payload()` and `@Ctx()` (the envelope metadata).
+ */
+export function PrepareTopic<T extends TopicDefinition>(topic: T) {
+  const decorate = EventPattern<string>(`${topic.name}${PREPARE_SUFFIX}`);
+  return (target: object, propertyKey: string | symbol, descriptor: TypedPropertyDescriptor<(payload: PayloadOf<T>, envelope: EnvelopeMeta) => Promise<unknown>>): void => {
+    decorate(target, propertyKey, descriptor);
+  };
 }
 
 /**

@@ -21,6 +21,8 @@ export interface BusStore {
   transaction<T>(work: (tx: BusTransaction) => Promise<T>): Promise<T>;
   /** True when the message was not processed by this group before (and now is claimed). */
   claim(tx: BusTransaction, consumerGroup: string, messageId: string, topic: string, outcome: 'processed' | 'dead_lettered'): Promise<boolean>;
+  /** Outside any transaction: has this group already processed the message? */
+  isProcessed(consumerGroup: string, messageId: string): Promise<boolean>;
   appendOutbox(tx: BusTransaction, topic: string, message: OutgoingMessage): Promise<void>;
   /** Sends pending outbox rows in insertion order through `send`, marking them published. */
   relay(send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, limit?: number): Promise<number>;

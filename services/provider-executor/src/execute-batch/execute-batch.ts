@@ -16,6 +16,7 @@ export function executeBatch(plan: EvidenceBatchPlannedV1, configured: ReadonlyS
     provider: plan.provider,
     window: plan.window,
     facts: [],
+    execution: { queryEvents: [], httpAttempts: [], systemEvents: [] },
   };
   if (plan.queries.length === 0) {
     return {

@@ -43,6 +43,29 @@ export const EvidenceBatchMaterializedV1 = z.object({
     gaps: z.array(z.string().min(1).max(500)).max(20).describe('What the batch could not establish'),
   }),
   failures: z.array(QueryFailureV1).max(12),
+  execution: z
+    .object({
+      queryEvents: z
+        .array(z.object({ queryId: z.string(), outcome: z.enum(['complete', 'empty', 'failed']), supplemental: z.boolean(), at: z.iso.datetime({ offset: true }) }))
+        .max(12),
+      httpAttempts: z
+        .array(z.object({ queryId: z.string(), statusClass: z.enum(['200', '400', '500', '502', 'other']), at: z.iso.datetime({ offset: true }) }))
+        .max(200),
+      systemEvents: z
+        .array(
+          z.object({
+            queryId: z.string(),
+            statusSequence: z.array(z.number().int().min(100).max(599)).min(1).max(10),
+            result: z.enum(['recovered', 'failed']),
+            upstreamError: z.string().max(500),
+            requestId: z.string().max(128).nullable(),
+            at: z.iso.datetime({ offset: true }),
+          }),
+        )
+        .max(12),
+    })
+    .default({ queryEvents: [], httpAttempts: [], systemEvents: [] })
+    .describe('Execution state for run.execution-recorded; the diagnosis never reasons over it'),
 });
 export type EvidenceBatchMaterializedV1 = z.infer<typeof EvidenceBatchMaterializedV1>;
 
