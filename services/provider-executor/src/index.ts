@@ -1,1 +1,3 @@
-export { providerExecutorDefinition } from './provider-executor.definition';
+export { providerExecutorDefinition, createProviderExecutorDefinition } from './provider-executor.definition';
+export { RecordingEntry, recordingKey, recordingEntry } from './evidence-recordings/evidence-recording';
+export type { ExecutorOptions } from './providers/executor-options';

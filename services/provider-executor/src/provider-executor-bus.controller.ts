@@ -1,5 +1,5 @@
-import { BusErrorPassthroughFilter, OnTopic, type HandlerContext } from '@aoc/bus';
-import { Topics, type EvidenceBatchPlannedV1 } from '@aoc/contracts';
+import { BusErrorPassthroughFilter, OnTopic, PrepareTopic, type HandlerContext } from '@aoc/bus';
+import { Topics, type EnvelopeMeta, type EvidenceBatchPlannedV1 } from '@aoc/contracts';
 import { Controller, UseFilters } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { ExecuteBatchHandler } from './execute-batch/execute-batch.handler';
@@ -8,6 +8,11 @@ import { ExecuteBatchHandler } from './execute-batch/execute-batch.handler';
 @UseFilters(BusErrorPassthroughFilter)
 export class ProviderExecutorBusController {
   constructor(private readonly executeBatch: ExecuteBatchHandler) {}
+
+  @PrepareTopic(Topics.evidenceBatchPlanned)
+  prepareBatch(@Payload() payload: EvidenceBatchPlannedV1, @Ctx() envelope: EnvelopeMeta): Promise<unknown> {
+    return this.executeBatch.prepare(payload, envelope);
+  }
 
   @OnTopic(Topics.evidenceBatchPlanned)
   onBatchPlanned(@Payload() payload: EvidenceBatchPlannedV1, @Ctx() ctx: HandlerContext): Promise<void> {

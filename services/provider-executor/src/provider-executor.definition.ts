@@ -1,23 +1,43 @@
 import { Topics } from '@aoc/contracts';
+import type { EvidencePackage } from '@aoc/providers';
 import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
 import { BatchExecutionEntity } from './batch-execution.entity';
 import { ExecuteBatchHandler } from './execute-batch/execute-batch.handler';
 import { ProviderExecutorInit1764400000000 } from './migrations/1764400000000-provider-executor-init.migration';
+import { ProviderExecutorRecords1764500000000 } from './migrations/1764500000000-provider-executor-records.migration';
+import { EvidenceRecordingEntity, ProviderHttpAttemptEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderSystemEventEntity } from './persistence/execution-records.entities';
 import { ProviderExecutorBusController } from './provider-executor-bus.controller';
+import { executorOptionsFromEnv, type ExecutorOptions } from './providers/executor-options';
+import { ProviderRegistry } from './providers/provider-registry';
+import { EXECUTOR_OPTIONS, PROVIDER_REGISTRY } from './providers/tokens';
 
 @Module({})
 export class ProviderExecutorModule {}
 
-export const providerExecutorDefinition: ServiceDefinition = {
-  role: 'provider-executor',
-  publishes: [Topics.evidenceBatchMaterialized],
-  entities: [BatchExecutionEntity],
-  migrations: [ProviderExecutorInit1764400000000],
-  module: (runtime) => ({
-    module: ProviderExecutorModule,
-    imports: [RuntimeModule.forRoot(runtime)],
-    controllers: [ProviderExecutorBusController],
-    providers: [ExecuteBatchHandler],
-  }),
-};
+/** Builds the executor's definition; options default to the environment (parsed once). */
+export function createProviderExecutorDefinition(options?: Partial<ExecutorOptions>, packages: readonly EvidencePackage[] = []): ServiceDefinition {
+  let resolved: ExecutorOptions | null = null;
+  const resolve = (): ExecutorOptions => (resolved ??= { ...executorOptionsFromEnv(), ...options });
+  return {
+    role: 'provider-executor',
+    publishes: [Topics.evidenceBatchMaterialized],
+    entities: [BatchExecutionEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderHttpAttemptEntity, ProviderSystemEventEntity, EvidenceRecordingEntity],
+    migrations: [ProviderExecutorInit1764400000000, ProviderExecutorRecords1764500000000],
+    module: (runtime) => {
+      const opts = resolve();
+      return {
+        module: ProviderExecutorModule,
+        imports: [RuntimeModule.forRoot(runtime)],
+        controllers: [ProviderExecutorBusController],
+        providers: [
+          ExecuteBatchHandler,
+          { provide: EXECUTOR_OPTIONS, useValue: opts },
+          { provide: PROVIDER_REGISTRY, useValue: new ProviderRegistry(opts, packages) },
+        ],
+      };
+    },
+  };
+}
+
+export const providerExecutorDefinition: ServiceDefinition = createProviderExecutorDefinition();

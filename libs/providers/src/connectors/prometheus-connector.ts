@@ -73,7 +73,7 @@ function summarise(labels: Record<string, string>, samples: [number, string][]):
 export async function queryPrometheus(
   endpoint: PromEndpoint,
   query: { kind: 'range'; promql: string; startMs: number; endMs: number; stepSeconds: number } | { kind: 'instant'; promql: string; atMs: number },
-  options: { signal?: AbortSignal; maxSeries?: number } = {},
+  options: { signal?: AbortSignal; maxSeries?: number; maxResponseBytes?: number; retryDelaysMs?: readonly number[] } = {},
 ): Promise<{ result: PromQueryResult; record: HttpCallRecord }> {
   const params = new URLSearchParams({ query: query.promql });
   if (query.kind === 'range') {
@@ -93,6 +93,8 @@ export async function queryPrometheus(
       body: params.toString(),
       signal: options.signal,
       secrets: endpoint.secrets,
+      maxResponseBytes: options.maxResponseBytes,
+      retryDelaysMs: options.retryDelaysMs,
     });
   } catch (error) {
     // Prometheus explains a rejected query in its JSON body; pass that text through as the detail.

@@ -9,6 +9,7 @@ export type EvidenceOperation =
   | 'promql_instant'
   | 'sql'
   | 'top_sql'
+  | 'statements'
   | 'slow_query'
   | 'logs'
   | 'activities'

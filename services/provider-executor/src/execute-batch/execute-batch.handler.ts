@@ -1,22 +1,61 @@
 import type { HandlerContext } from '@aoc/bus';
-import { Topics, type EvidenceBatchPlannedV1 } from '@aoc/contracts';
-import { Injectable } from '@nestjs/common';
+import { Topics, type EnvelopeMeta, type EvidenceBatchPlannedV1 } from '@aoc/contracts';
+import { DATA_SOURCE } from '@aoc/service-host';
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
 import { BatchExecutionEntity } from '../batch-execution.entity';
-import { executeBatch } from './execute-batch';
+import { LayeredRecordingStore } from '../evidence-recordings/recording-store';
+import { ProviderHttpAttemptEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderSystemEventEntity } from '../persistence/execution-records.entities';
+import { EXECUTOR_OPTIONS, PROVIDER_REGISTRY } from '../providers/tokens';
+import type { ExecutorOptions } from '../providers/executor-options';
+import type { ProviderRegistry } from '../providers/provider-registry';
+import { executePlan, type ExecutionOutcome } from './execute-batch';
 
 /** Provider Executor (not an agent): runs a planned batch and materialises compact facts. */
 @Injectable()
 export class ExecuteBatchHandler {
-  async handle(plan: EvidenceBatchPlannedV1, ctx: HandlerContext): Promise<void> {
-    const result = executeBatch(plan);
-    await ctx.manager.insert(BatchExecutionEntity, {
-      batchId: plan.batchId,
-      runId: plan.runId,
-      scenarioId: plan.scenarioId,
-      provider: plan.provider,
-      status: result.status,
-      queryCount: plan.queries.length,
+  private readonly recordings: LayeredRecordingStore;
+
+  constructor(
+    @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(PROVIDER_REGISTRY) private readonly registry: ProviderRegistry,
+    @Inject(EXECUTOR_OPTIONS) private readonly options: ExecutorOptions,
+  ) {
+    this.recordings = new LayeredRecordingStore(options.recordings, dataSource);
+  }
+
+  /** Network work, outside any transaction (the bus runs it before the handler's transaction). */
+  async prepare(plan: EvidenceBatchPlannedV1, _envelope: EnvelopeMeta): Promise<ExecutionOutcome> {
+    const prior = await this.dataSource.manager.find(ProviderQueryAttemptEntity, { where: { requestId: plan.requestId }, order: { id: 'ASC' } });
+    return executePlan(plan, {
+      registry: this.registry,
+      mode: this.options.mode,
+      recordings: this.recordings,
+      priorAttempts: prior.map((p) => ({ queryId: p.queryId, expressionHash: p.expressionHash, attempt: p.attempt, outcome: p.outcome, errorCode: p.errorCode, detailError: p.detailError })),
     });
-    await ctx.publish(Topics.evidenceBatchMaterialized, result);
+  }
+
+  async handle(plan: EvidenceBatchPlannedV1, ctx: HandlerContext): Promise<void> {
+    const outcome = (ctx.prepared as ExecutionOutcome | undefined) ?? (await this.prepare(plan, ctx.envelope));
+    const { materialized } = outcome;
+    const m = ctx.manager;
+    const at = new Date();
+    await m.insert(BatchExecutionEntity, { batchId: plan.batchId, runId: plan.runId, scenarioId: plan.scenarioId, provider: plan.provider, status: materialized.status, queryCount: plan.queries.length });
+    for (const a of outcome.attempts) {
+      await m.insert(ProviderQueryAttemptEntity, { batchId: plan.batchId, requestId: plan.requestId, runId: plan.runId, queryId: a.queryId, expressionHash: a.expressionHash, attempt: a.attempt, outcome: a.outcome, errorCode: a.errorCode, detailError: a.detailError, folded: a.folded, at });
+    }
+    for (const e of materialized.execution.queryEvents) {
+      await m.insert(ProviderQueryEventEntity, { batchId: plan.batchId, queryId: e.queryId, runId: plan.runId, provider: plan.provider, outcome: e.outcome, supplemental: e.supplemental, at: new Date(e.at) });
+    }
+    for (const h of materialized.execution.httpAttempts) {
+      await m.insert(ProviderHttpAttemptEntity, { batchId: plan.batchId, queryId: h.queryId, provider: plan.provider, statusClass: h.statusClass, at: new Date(h.at) });
+    }
+    for (const s of materialized.execution.systemEvents) {
+      await m.insert(ProviderSystemEventEntity, { batchId: plan.batchId, queryId: s.queryId, provider: plan.provider, statusSequence: s.statusSequence, result: s.result, upstreamError: s.upstreamError, requestId: s.requestId, at: new Date(s.at) });
+    }
+    for (const r of outcome.newRecordings) {
+      await m.query(`INSERT INTO "provider_executor"."evidence_recordings" ("key", "entry", "recorded_at") VALUES ($1, $2::jsonb, $3) ON CONFLICT ("key") DO NOTHING`, [r.key, JSON.stringify(r), at]);
+    }
+    await ctx.publish(Topics.evidenceBatchMaterialized, materialized);
   }
 }

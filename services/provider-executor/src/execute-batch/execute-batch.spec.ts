@@ -1,33 +1,107 @@
 import { EvidenceBatchMaterializedV1, type EvidenceBatchPlannedV1 } from '@aoc/contracts';
-import { executeBatch } from './execute-batch';
+import { success, type EvidencePackage } from '@aoc/providers';
+import { recordingEntry } from '../evidence-recordings/evidence-recording';
+import { ProviderRegistry } from '../providers/provider-registry';
+import { executePlan, expressionHash, type ExecutionDeps } from './execute-batch';
 
-const plan = (queries: EvidenceBatchPlannedV1['queries']): EvidenceBatchPlannedV1 => ({
+const plan = (queries: EvidenceBatchPlannedV1['queries'], over: Partial<EvidenceBatchPlannedV1> = {}): EvidenceBatchPlannedV1 => ({
   runId: 'run-1',
-  scenarioId: 'cpu-saturation',
-  requestId: 'run-1:cpu-saturation:0',
-  batchId: 'run-1:cpu-saturation:0:b0',
+  scenarioId: 'latency-regression',
+  requestId: 'run-1:latency-regression:0',
+  batchId: 'run-1:latency-regression:0:b0',
   planRevision: 0,
   provider: 'prometheus',
   target: 'tidb-1',
   window: { from: '2026-11-20T10:00:00Z', to: '2026-11-20T11:00:00Z' },
   queries,
   plannerNotes: '',
+  ...over,
 });
 
-describe('executeBatch without connectors', () => {
-  it('executes nothing, reports every query as skipped with a bounded failure, and invents no fact', () => {
-    const result = executeBatch(plan([{ id: 'cpu', operation: 'promql_range', expression: 'up', purpose: 'cpu' }]));
-    expect(EvidenceBatchMaterializedV1.parse(result)).toEqual(result);
-    expect(result.status).toBe('not_executed');
-    expect(result.facts).toEqual([]);
-    expect(result.handoff.observations).toEqual([]);
-    expect(result.queries).toEqual([{ queryId: 'cpu', outcome: 'skipped', attempts: 0 }]);
-    expect(result.failures.map((f) => f.code)).toEqual(['PROVIDER.NOT_CONFIGURED']);
+const p99 = { id: 'duration_p99', operation: 'promql_range' as const, expression: 'histogram_quantile(0.99, x)', purpose: 'p99 statement duration' };
+const qps = { id: 'qps', operation: 'promql_range' as const, expression: 'sum(rate(q[5m]))', purpose: 'statements per second' };
+
+const series = (first: number, max: number, last: number) => ({ labels: { cluster: 'tidb-1', instance: '[redacted-address]' }, points: 60, first, last, min: first, max, mean: (first + max) / 2, maxAt: '2026-11-20T10:38:00.000Z' });
+
+function fakePackage(results: Record<string, { status: 'complete' | 'empty' | 'failed'; result?: unknown; error_code?: string; detail_error?: string }>): EvidencePackage & { calls: string[][] } {
+  const calls: string[][] = [];
+  return {
+    name: 'prometheus',
+    tools: [],
+    operations: ['promql_range', 'promql_instant'],
+    calls,
+    runBatch: async (req, options) => {
+      calls.push(req.queries.map((q) => q.id));
+      for (const q of req.queries) options?.onHttpRecord?.(q.id, { attempts: [{ status: 200, statusClass: '200', at: '2026-11-21T00:00:00.000Z', durationMs: 5 }], systemEvent: null });
+      return success({ target: req.target, window: req.window, queries: req.queries.map((q) => ({ id: q.id, ...results[q.id] })) });
+    },
+  };
+}
+
+const deps = (pkg: EvidencePackage | null, over: Partial<ExecutionDeps> = {}): ExecutionDeps => ({
+  registry: new ProviderRegistry({ prometheusTargets: [] }, pkg ? [pkg] : []),
+  mode: 'live',
+  recordings: { get: async () => undefined },
+  priorAttempts: [],
+  now: () => new Date('2026-11-21T00:00:00Z'),
+  ...over,
+});
+
+describe('executePlan', () => {
+  it('materialises numeric facts and observations from the fetched series', async () => {
+    const pkg = fakePackage({ duration_p99: { status: 'complete', result: { resultType: 'matrix', seriesCount: 1, omittedSeries: 0, series: [series(0.04, 0.09, 0.09)] } }, qps: { status: 'empty', result: { resultType: 'matrix', seriesCount: 0, omittedSeries: 0, series: [] } } });
+    const out = await executePlan(plan([p99, qps]), deps(pkg));
+    const m = EvidenceBatchMaterializedV1.parse(out.materialized);
+    expect(m.status).toBe('complete');
+    expect(m.handoff.observations[0]).toBe('p99 statement duration: peak 0.09 at 10:38Z (start 0.04, end 0.09, mean 0.065, 2.25x its starting value) on cluster=tidb-1.');
+    expect(m.handoff.gaps).toEqual(['statements per second (qps) returned no data for the window']);
+    expect(m.facts.find((f) => f.queryId === 'duration_p99')).toMatchObject({ kind: 'metric_summary', value: 0.09, attributes: { first: 0.04, maxAt: '2026-11-20T10:38:00.000Z' } });
+    expect(JSON.stringify(m)).not.toContain('instance');
+    expect(m.execution.queryEvents.map((e) => [e.queryId, e.outcome])).toEqual([['duration_p99', 'complete'], ['qps', 'empty']]);
+    expect(m.execution.httpAttempts).toHaveLength(2);
   });
 
-  it('passes the planner note on when the plan is empty', () => {
-    const result = executeBatch({ ...plan([]), plannerNotes: 'No usable provider target was given.' });
-    expect(result.handoff.gaps).toEqual(['No usable provider target was given.']);
-    expect(result.failures).toEqual([]);
+  it('reports partial evidence and keeps the provider detail of a failed query', async () => {
+    const pkg = fakePackage({ duration_p99: { status: 'failed', error_code: 'PROVIDER.QUERY_REJECTED', detail_error: 'bad_data: parse error' }, qps: { status: 'complete', result: { resultType: 'matrix', seriesCount: 1, omittedSeries: 0, series: [series(100, 120, 110)] } } });
+    const m = (await executePlan(plan([p99, qps]), deps(pkg))).materialized;
+    expect(m.status).toBe('partial');
+    expect(m.failures).toEqual([{ queryId: 'duration_p99', code: 'PROVIDER.QUERY_REJECTED', detail: 'bad_data: parse error', supplemental: false }]);
+  });
+
+  it('folds an unchanged retry of a failed entry into its first attempt without re-running it', async () => {
+    const pkg = fakePackage({ qps: { status: 'complete', result: { resultType: 'matrix', seriesCount: 1, omittedSeries: 0, series: [series(1, 2, 1)] } } });
+    const out = await executePlan(plan([p99, qps], { planRevision: 1 }), deps(pkg, { priorAttempts: [{ queryId: 'duration_p99', expressionHash: expressionHash('promql_range', p99.expression), attempt: 1, outcome: 'failed', errorCode: 'PROVIDER.HTTP_5XX', detailError: 'provider answered 500, 500, 500' }] }));
+    expect(pkg.calls).toEqual([['qps']]);
+    expect(out.attempts.find((a) => a.queryId === 'duration_p99')).toMatchObject({ attempt: 2, folded: true, errorCode: 'PROVIDER.HTTP_5XX' });
+    expect(out.materialized.failures[0].detail).toContain('provider answered 500, 500, 500');
+  });
+
+  it('stops the scenario pipeline on an authentication failure', async () => {
+    const pkg = fakePackage({ duration_p99: { status: 'failed', error_code: 'PROVIDER.AUTH_FAILED', detail_error: '401' }, qps: { status: 'complete', result: { resultType: 'matrix', seriesCount: 1, omittedSeries: 0, series: [series(1, 2, 1)] } } });
+    const m = (await executePlan(plan([p99, qps]), deps(pkg))).materialized;
+    expect(m.status).toBe('failed');
+    expect(m.handoff.gaps[0]).toMatch(/authentication failed/);
+  });
+
+  it('replays recorded evidence and says plainly when a query has no recording', async () => {
+    const entry = recordingEntry({ provider: 'prometheus', target: 'tidb-1', operation: 'promql_range', expression: '  histogram_quantile(0.99,   x) ', window: { from: '2026-11-20T10:00:00Z', to: '2026-11-20T11:00:00Z' } }, { id: 'whatever', status: 'complete', result: { resultType: 'matrix', seriesCount: 1, omittedSeries: 0, series: [series(0.04, 0.09, 0.09)] } });
+    const out = await executePlan(plan([p99, qps]), deps(null, { mode: 'replay', recordings: { get: async (key) => (key === entry.key ? entry : undefined) } }));
+    expect(out.materialized.queries.map((q) => q.outcome)).toEqual(['complete', 'failed']);
+    expect(out.materialized.failures[0]).toMatchObject({ queryId: 'qps', code: 'PROVIDER.REPLAY_MISS' });
+    expect(out.materialized.status).toBe('partial');
+  });
+
+  it('executes nothing and invents no fact without a connector', async () => {
+    const m = (await executePlan(plan([p99]), deps(null))).materialized;
+    expect(m.status).toBe('not_executed');
+    expect(m.facts).toEqual([]);
+    expect(m.failures.map((f) => f.code)).toEqual(['PROVIDER.NOT_CONFIGURED']);
+  });
+
+  it('records sanitised results in record mode', async () => {
+    const pkg = fakePackage({ duration_p99: { status: 'complete', result: { resultType: 'matrix', seriesCount: 1, omittedSeries: 0, series: [series(0.04, 0.09, 0.09)] } } });
+    const out = await executePlan(plan([p99]), deps(pkg, { mode: 'record' }));
+    expect(out.newRecordings).toHaveLength(1);
+    expect(out.newRecordings[0]).toMatchObject({ provider: 'prometheus', target: 'tidb-1', operation: 'promql_range', expression: 'histogram_quantile(0.99, x)' });
   });
 });

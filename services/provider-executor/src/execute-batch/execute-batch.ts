@@ -1,13 +1,62 @@
+import { createHash } from 'node:crypto';
 import type { EvidenceBatchMaterializedV1, EvidenceBatchPlannedV1 } from '@aoc/contracts';
+import type { HttpCallRecord, PlannedProviderQuery, QueryEvidence } from '@aoc/providers';
+import { recordingEntry, recordingKey, type RecordingEntry } from '../evidence-recordings/evidence-recording';
+import type { ExecutorOptions } from '../providers/executor-options';
+import type { ProviderRegistry } from '../providers/provider-registry';
+import { materializeFacts } from './materialize-facts';
 
-/** Providers with a connector in this build. None yet: connectors arrive with the providers work. */
-export const CONFIGURED_PROVIDERS: ReadonlySet<string> = new Set<string>();
+export interface PriorAttempt {
+  queryId: string;
+  expressionHash: string;
+  attempt: number;
+  outcome: string;
+  errorCode: string | null;
+  detailError: string | null;
+}
+
+export interface RecordingStore {
+  get(key: string): Promise<RecordingEntry | undefined>;
+}
+
+export interface ExecutionDeps {
+  registry: ProviderRegistry;
+  mode: ExecutorOptions['mode'];
+  recordings: RecordingStore;
+  /** Attempts already made for the same evidence request (correction batches). */
+  priorAttempts: readonly PriorAttempt[];
+  now?: () => Date;
+}
+
+export interface AttemptRow {
+  queryId: string;
+  expressionHash: string;
+  attempt: number;
+  outcome: 'complete' | 'empty' | 'failed' | 'skipped';
+  errorCode: string | null;
+  detailError: string | null;
+  folded: boolean;
+}
+
+export interface ExecutionOutcome {
+  materialized: EvidenceBatchMaterializedV1;
+  attempts: AttemptRow[];
+  /** Sanitised results to keep for replay (record mode). */
+  newRecordings: RecordingEntry[];
+  httpRecords: { queryId: string; record: HttpCallRecord }[];
+}
+
+export function expressionHash(operation: string, expression: string): string {
+  return createHash('sha256').update(`${operation}\n${expression.trim().replace(/\s+/g, ' ')}`).digest('hex').slice(0, 32);
+}
 
 /**
- * Deterministic execution step. Without a configured connector nothing is sent anywhere: every
- * query is reported as skipped with a bounded failure, and the handoff says what is missing.
+ * The Provider Executor's deterministic step: validate-and-run through the package (or replay
+ * recorded results), fold unchanged duplicate attempts, and materialise compact facts.
  */
-export function executeBatch(plan: EvidenceBatchPlannedV1, configured: ReadonlySet<string> = CONFIGURED_PROVIDERS): EvidenceBatchMaterializedV1 {
+export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionDeps): Promise<ExecutionOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const at = () => now().toISOString();
   const base = {
     runId: plan.runId,
     scenarioId: plan.scenarioId,
@@ -15,29 +64,126 @@ export function executeBatch(plan: EvidenceBatchPlannedV1, configured: ReadonlyS
     batchId: plan.batchId,
     provider: plan.provider,
     window: plan.window,
-    facts: [],
-    execution: { queryEvents: [], httpAttempts: [], systemEvents: [] },
   };
+  const empty = { queryEvents: [], httpAttempts: [], systemEvents: [] };
   if (plan.queries.length === 0) {
     return {
-      ...base,
-      status: 'not_executed',
-      queries: [],
-      handoff: { observations: [], gaps: [plan.plannerNotes || 'The plan contained no queries.'] },
-      failures: [],
+      materialized: { ...base, status: 'not_executed', queries: [], facts: [], handoff: { observations: [], gaps: [plan.plannerNotes || 'The plan contained no queries.'] }, failures: [], execution: empty },
+      attempts: [],
+      newRecordings: [],
+      httpRecords: [],
     };
   }
-  if (!configured.has(plan.provider)) {
+  const pkg = deps.mode === 'replay' ? undefined : deps.registry.get(plan.provider);
+  if (deps.mode !== 'replay' && !pkg) {
+    const detail = `provider ${plan.provider} has no connector configured in this deployment`;
     return {
-      ...base,
-      status: 'not_executed',
-      queries: plan.queries.map((q) => ({ queryId: q.id, outcome: 'skipped', attempts: 0 })),
-      handoff: {
-        observations: [],
-        gaps: [`No connector for provider "${plan.provider}" is configured in this deployment; ${plan.queries.length} planned quer${plan.queries.length === 1 ? 'y was' : 'ies were'} not executed.`],
+      materialized: {
+        ...base,
+        status: 'not_executed',
+        queries: plan.queries.map((q) => ({ queryId: q.id, outcome: 'skipped', attempts: 0 })),
+        facts: [],
+        handoff: { observations: [], gaps: [`No connector for provider "${plan.provider}" is configured in this deployment; ${plan.queries.length} planned quer${plan.queries.length === 1 ? 'y was' : 'ies were'} not executed.`] },
+        failures: plan.queries.map((q) => ({ queryId: q.id, code: 'PROVIDER.NOT_CONFIGURED', detail, supplemental: false })),
+        execution: empty,
       },
-      failures: plan.queries.map((q) => ({ queryId: q.id, code: 'PROVIDER.NOT_CONFIGURED', detail: `provider ${plan.provider} has no connector in this build`, supplemental: false })),
+      attempts: plan.queries.map((q) => ({ queryId: q.id, expressionHash: expressionHash(q.operation, q.expression), attempt: 1, outcome: 'skipped', errorCode: 'PROVIDER.NOT_CONFIGURED', detailError: detail, folded: false })),
+      newRecordings: [],
+      httpRecords: [],
     };
   }
-  throw new Error(`provider ${plan.provider} is marked configured but has no connector`);
+
+  // An unchanged entry that already failed for this request is folded, not re-run: the first
+  // error and the peers' evidence stay as they were.
+  const folded = new Map<string, PriorAttempt[]>();
+  for (const q of plan.queries) {
+    const hash = expressionHash(q.operation, q.expression);
+    const prior = deps.priorAttempts.filter((p) => p.queryId === q.id && p.expressionHash === hash);
+    if (prior.length > 0 && prior.every((p) => p.outcome === 'failed' || p.outcome === 'skipped')) folded.set(q.id, prior);
+  }
+  const toRun = plan.queries.filter((q) => !folded.has(q.id));
+  const windowOf = (q: EvidenceBatchPlannedV1['queries'][number]) => q.window ?? plan.window;
+  const target = plan.target ?? '';
+  const evidence = new Map<string, QueryEvidence>();
+  const httpRecords: { queryId: string; record: HttpCallRecord }[] = [];
+  const newRecordings: RecordingEntry[] = [];
+
+  if (deps.mode === 'replay') {
+    for (const q of toRun) {
+      const key = recordingKey({ provider: plan.provider, target, operation: q.operation, expression: q.expression, window: windowOf(q), stepSeconds: q.stepSeconds ?? null });
+      const hit = await deps.recordings.get(key);
+      evidence.set(
+        q.id,
+        hit ? { ...hit.evidence, id: q.id } : { id: q.id, status: 'failed', error_code: 'PROVIDER.REPLAY_MISS', detail_error: 'no recorded evidence exists for this exact query, target and window' },
+      );
+    }
+  } else if (pkg && toRun.length > 0) {
+    const planned: PlannedProviderQuery[] = toRun.map((q) => ({ id: q.id, operation: q.operation, expression: q.expression, window: windowOf(q), stepSeconds: q.stepSeconds }));
+    const result = await pkg.runBatch({ ticketKey: null, target, window: plan.window, queries: planned }, { onHttpRecord: (queryId, record) => httpRecords.push({ queryId, record }) });
+    if (!result.ok) {
+      for (const q of toRun) evidence.set(q.id, { id: q.id, status: 'failed', error_code: result.details.error_code, detail_error: result.details.detail_error });
+    } else {
+      for (const e of result.details.queries) evidence.set(e.id, e);
+    }
+    if (deps.mode === 'record') {
+      for (const q of toRun) {
+        const e = evidence.get(q.id);
+        if (e && e.status !== 'failed') {
+          newRecordings.push(recordingEntry({ provider: plan.provider, target, operation: q.operation, expression: q.expression, window: windowOf(q), stepSeconds: q.stepSeconds ?? null }, e));
+        }
+      }
+    }
+  }
+
+  // Authentication or bootstrap failure stops this scenario's evidence pipeline.
+  const authFailed = [...evidence.values()].some((e) => e.error_code === 'PROVIDER.AUTH_FAILED');
+  const attempts: AttemptRow[] = [];
+  const queries: EvidenceBatchMaterializedV1['queries'] = [];
+  const failures: EvidenceBatchMaterializedV1['failures'] = [];
+  const ordered: QueryEvidence[] = [];
+  for (const q of plan.queries) {
+    const hash = expressionHash(q.operation, q.expression);
+    const prior = folded.get(q.id);
+    if (prior) {
+      const first = prior[0];
+      const attempt = Math.max(...prior.map((p) => p.attempt)) + 1;
+      attempts.push({ queryId: q.id, expressionHash: hash, attempt, outcome: 'failed', errorCode: first.errorCode, detailError: first.detailError, folded: true });
+      queries.push({ queryId: q.id, outcome: 'failed', attempts: attempt });
+      failures.push({ queryId: q.id, code: first.errorCode ?? 'PROVIDER.FAILED', detail: `unchanged retry folded into the first attempt: ${first.detailError ?? 'failed'}`.slice(0, 1000), supplemental: false });
+      ordered.push({ id: q.id, status: 'failed', error_code: first.errorCode ?? 'PROVIDER.FAILED', detail_error: first.detailError ?? undefined });
+      continue;
+    }
+    const e = evidence.get(q.id) ?? { id: q.id, status: 'failed' as const, error_code: 'PROVIDER.BUDGET_EXHAUSTED', detail_error: 'query did not run' };
+    const outcome = e.status;
+    attempts.push({ queryId: q.id, expressionHash: hash, attempt: 1, outcome, errorCode: e.error_code ?? null, detailError: e.detail_error ?? null, folded: false });
+    queries.push({ queryId: q.id, outcome, attempts: 1 });
+    if (outcome === 'failed') failures.push({ queryId: q.id, code: e.error_code ?? 'PROVIDER.FAILED', detail: (e.detail_error ?? '').slice(0, 1000), supplemental: e.supplemental ?? false });
+    ordered.push(e);
+  }
+  const { facts, observations, gaps } = materializeFacts(plan.queries, ordered);
+  const primary = queries.filter((q) => !failures.some((f) => f.queryId === q.queryId && f.supplemental));
+  const primaryFailed = primary.filter((q) => q.outcome === 'failed').length;
+  const status: EvidenceBatchMaterializedV1['status'] = authFailed ? 'failed' : primaryFailed === 0 ? 'complete' : primaryFailed === primary.length ? 'failed' : 'partial';
+  const stamp = at();
+  return {
+    materialized: {
+      ...base,
+      status,
+      queries,
+      facts,
+      handoff: { observations, gaps: authFailed ? ['Provider authentication failed; this scenario\'s evidence pipeline stopped.', ...gaps].slice(0, 20) : gaps },
+      failures: failures.slice(0, 12),
+      execution: {
+        queryEvents: queries.filter((q) => q.outcome !== 'skipped').map((q) => ({ queryId: q.queryId, outcome: q.outcome as 'complete' | 'empty' | 'failed', supplemental: failures.some((f) => f.queryId === q.queryId && f.supplemental), at: stamp })),
+        httpAttempts: httpRecords.flatMap((r) => r.record.attempts.map((a) => ({ queryId: r.queryId, statusClass: a.statusClass, at: a.at }))).slice(0, 200),
+        systemEvents: httpRecords
+          .filter((r) => r.record.systemEvent)
+          .map((r) => ({ queryId: r.queryId, ...(r.record.systemEvent as NonNullable<HttpCallRecord['systemEvent']>), at: r.record.attempts[0]?.at ?? stamp }))
+          .slice(0, 12),
+      },
+    },
+    attempts,
+    newRecordings,
+    httpRecords,
+  };
 }

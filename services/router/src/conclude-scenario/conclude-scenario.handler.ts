@@ -21,7 +21,7 @@ export class ConcludeScenarioHandler {
       {
         status: 'concluded',
         evidenceStatus: batch.status,
-        evidenceRecord: { queries: batch.queries, failures: batch.failures.map((f) => ({ queryId: f.queryId, code: f.code, supplemental: f.supplemental })), provider: batch.provider },
+        evidenceRecord: { queries: batch.queries, failures: batch.failures.map((f) => ({ queryId: f.queryId, code: f.code, supplemental: f.supplemental })), provider: batch.provider, execution: batch.execution },
         brief,
       },
     );

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Bus } from '@aoc/bus';
-import { FrozenTicketV1, RunMode, RunTrigger, Topics, type TicketCommentV1 } from '@aoc/contracts';
+import { FrozenTicketV1, RunMode, RunTrigger, Topics, type TicketCommentV1, type TimelineCommentV1 } from '@aoc/contracts';
 import { PermanentError } from '@aoc/errors';
+import { timelineFeedback } from '@aoc/feedback';
 import { BUS } from '@aoc/service-host';
 import { Inject, Injectable } from '@nestjs/common';
 import { SpanKind, trace } from '@opentelemetry/api';
@@ -28,6 +29,26 @@ export interface AnalyzeTicketAccepted {
 export function analysisComments(comments: TicketCommentV1[], cutoff: string | null): TicketCommentV1[] {
   const limit = cutoff ? Date.parse(cutoff) : Number.POSITIVE_INFINITY;
   return comments.filter((c) => c.visibility === 'public' && c.authorRole === 'customer' && Date.parse(c.createdAt) <= limit);
+}
+
+/**
+ * The ordered timeline for `ticket.timeline-updated`. `feedback` carries the parsed /ao command only
+ * when the author may give feedback (see @aoc/feedback); an untrusted command stays plain text in the
+ * body. Intake input has no edit time, so `updatedAt` is the creation time.
+ */
+export function timelineComments(comments: readonly TicketCommentV1[], visibleUntil: number): TimelineCommentV1[] {
+  return [...comments]
+    .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.id.localeCompare(b.id))
+    .map((c) => ({
+      id: c.id,
+      authorRole: c.authorRole,
+      visibility: c.visibility,
+      createdAt: c.createdAt,
+      updatedAt: c.createdAt,
+      body: c.body,
+      visibleToAi: c.visibility === 'public' && Date.parse(c.createdAt) <= visibleUntil,
+      feedback: timelineFeedback(c),
+    }));
 }
 
 /** Validates a replay cutoff; anything doubtful fails closed. */
@@ -81,23 +102,11 @@ export class TicketIntakeService {
             cutoff,
             ticket,
           });
-          const limit = cutoff ? Date.parse(cutoff) : now.getTime();
           await uow.publish(Topics.ticketTimelineUpdated, {
             ticketKey: ticket.key,
             observedAt: now.toISOString(),
             revision: now.getTime(),
-            comments: [...request.ticket.comments]
-              .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.id.localeCompare(b.id))
-              .map((c) => ({
-                id: c.id,
-                authorRole: c.authorRole,
-                visibility: c.visibility,
-                createdAt: c.createdAt,
-                updatedAt: c.createdAt,
-                body: c.body,
-                visibleToAi: c.visibility === 'public' && Date.parse(c.createdAt) <= limit,
-                feedback: null,
-              })),
+            comments: timelineComments(request.ticket.comments, cutoff ? Date.parse(cutoff) : now.getTime()),
           });
         });
         return { runId, ticketKey: ticket.key, traceId: span.spanContext().traceId, cutoff, analysisComments: ticket.comments.length };

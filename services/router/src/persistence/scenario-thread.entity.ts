@@ -1,4 +1,4 @@
-import type { LocalCausalBriefV1 } from '@aoc/contracts';
+import type { EvidenceBatchMaterializedV1, LocalCausalBriefV1 } from '@aoc/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** Execution state of a scenario's evidence batch; feeds run.execution-recorded only. */
@@ -6,6 +6,8 @@ export interface EvidenceRecord {
   provider: string;
   queries: { queryId: string; outcome: string; attempts: number }[];
   failures: { queryId: string; code: string; supplemental: boolean }[];
+  /** Query events, HTTP attempts and 5xx episodes as the executor recorded them. */
+  execution?: EvidenceBatchMaterializedV1['execution'];
 }
 
 export type ThreadStatus = 'asked' | 'refining' | 'concluded';

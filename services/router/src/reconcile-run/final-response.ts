@@ -96,7 +96,10 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
 }
 
 /** Execution state of the run for run.execution-recorded (never part of run.published). */
-export function executionRecord(scenarios: ConcludedScenario[], records: EvidenceRecord[]): Pick<RunExecutionRecordedV1, 'evidenceAcquisition' | 'failureCodes' | 'providerAttempts'> {
+export function executionRecord(
+  scenarios: ConcludedScenario[],
+  records: EvidenceRecord[],
+): Pick<RunExecutionRecordedV1, 'evidenceAcquisition' | 'failureCodes' | 'providerAttempts' | 'providerQueryEvents' | 'providerHttpAttempts' | 'providerSystemEvents'> {
   const statuses = scenarios.map((s) => s.evidenceStatus);
   const providers = [...new Set(scenarios.map((s) => s.provider))].filter((p): p is 'clinic' | 'manus' | 'wetech' | 'prometheus' | 'none' => ['clinic', 'manus', 'wetech', 'prometheus', 'none'].includes(p));
   const status: RunExecutionRecordedV1['evidenceAcquisition']['status'] = providers.every((p) => p === 'none')
@@ -116,9 +119,13 @@ export function executionRecord(scenarios: ConcludedScenario[], records: Evidenc
       errorCode: (records[i]?.failures ?? []).find((f) => f.queryId === q.queryId)?.code ?? null,
     })),
   );
+  const providerOf = (i: number) => providers.find((p) => p === scenarios[i].provider) ?? 'none';
   return {
     evidenceAcquisition: { status, capability: status === 'complete' ? 'full' : status === 'not_attempted' ? 'none' : 'partial', providers },
     failureCodes,
     providerAttempts,
+    providerQueryEvents: scenarios.flatMap((s, i) => (records[i]?.execution?.queryEvents ?? []).map((e) => ({ scenarioId: s.scenarioId, provider: providerOf(i), ...e }))),
+    providerHttpAttempts: scenarios.flatMap((s, i) => (records[i]?.execution?.httpAttempts ?? []).map((h) => ({ scenarioId: s.scenarioId, provider: providerOf(i), ...h }))),
+    providerSystemEvents: scenarios.flatMap((s, i) => (records[i]?.execution?.systemEvents ?? []).map((e) => ({ scenarioId: s.scenarioId, provider: providerOf(i), ...e }))),
   };
 }

@@ -52,10 +52,6 @@ export class ReconcileRunHandler {
       recordedAt: now.toISOString(),
       responseGeneration: { status: 'succeeded', engine: 'builtin-skeleton-v1' },
       ...executionRecord(scenarios, records),
-      // Filled from provider execution records once connectors exist; nothing was materialised yet.
-      providerQueryEvents: [],
-      providerHttpAttempts: [],
-      providerSystemEvents: [],
     });
   }
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CLINIC_BATCH_LIMITS, runBatch } from '../../core/batch-scheduler';
-import type { ToolImplementation } from '../../core/execute-tool';
+import { executeTool, type ToolImplementation } from '../../core/execute-tool';
+import type { EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, QueryEvidence } from '../../core/evidence-package';
+import { success } from '../../core/tool-result';
 import { ProviderError } from '../../core/provider-error';
 import { DAY_MS } from '../../core/time-window';
 import type { ToolSpec } from '../../core/tool-spec';
@@ -137,6 +139,47 @@ export function prometheusPackage(targets: readonly PrometheusTarget[], limits =
           };
         }),
       };
+    },
+  };
+}
+
+/** The generic package as the Provider Executor drives it: planned PromQL operations only. */
+export function prometheusEvidencePackage(targets: readonly PrometheusTarget[], limits = CLINIC_BATCH_LIMITS): EvidencePackage {
+  const impl = prometheusPackage(targets, limits);
+  return {
+    name: 'prometheus',
+    tools: [prometheusBatchSpec],
+    operations: ['promql_range', 'promql_instant'],
+    runBatch: async (request: EvidenceBatchRequest, options: EvidenceRunOptions = {}) => {
+      const offered = request.queries.filter((q) => q.operation === 'promql_range' || q.operation === 'promql_instant');
+      const refused = request.queries.filter((q) => !offered.includes(q));
+      const refusedEvidence: QueryEvidence[] = refused.map((q) => ({
+        id: q.id,
+        status: 'failed',
+        error_code: 'PROVIDER.INPUT_INVALID',
+        detail_error: `operation ${q.operation} is not offered by the prometheus package`,
+        supplemental: q.supplemental ?? false,
+      }));
+      if (offered.length === 0) return success({ target: request.target, window: request.window, queries: refusedEvidence });
+      const result = await executeTool(
+        impl,
+        {
+          target: request.target,
+          window: request.window,
+          queries: offered.map((q) => ({ id: q.id, kind: q.operation === 'promql_range' ? 'range' : 'instant', promql: q.expression, ...(q.stepSeconds ? { stepSeconds: q.stepSeconds } : {}) })),
+        },
+        options,
+      );
+      if (!result.ok) return result;
+      const bySupplemental = new Map(request.queries.map((q) => [q.id, q.supplemental ?? false]));
+      const evidence: QueryEvidence[] = result.details.queries.map((q) => {
+        const { id, status, error_code, detail_error, ...rest } = q;
+        return status === 'failed'
+          ? { id, status, error_code, detail_error, supplemental: bySupplemental.get(id) ?? false }
+          : { id, status, result: rest, supplemental: bySupplemental.get(id) ?? false };
+      });
+      const ordered = request.queries.map((q) => [...evidence, ...refusedEvidence].find((e) => e.id === q.id) as QueryEvidence);
+      return success({ target: request.target, window: request.window, queries: ordered });
     },
   };
 }

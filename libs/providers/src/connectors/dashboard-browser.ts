@@ -1,0 +1,62 @@
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { ProviderError } from '../core/provider-error';
+import type { BrowserStorageState } from './storage-state-store';
+
+/** The system Chromium; Playwright never downloads a browser here. */
+export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export interface RestrictedBrowser {
+  browser: Browser;
+  context: BrowserContext;
+  /** Requests the context tried to make outside its allowed origins (aborted). */
+  blocked: () => number;
+  close(): Promise<void>;
+}
+
+/**
+ * Launches system Chromium with a fresh, isolated context (no shared profile) whose every request
+ * outside `allowedOrigins` is aborted, so page scripts cannot reach any other host.
+ */
+export async function openRestrictedBrowser(options: { executablePath?: string; allowedOrigins: readonly string[]; storageState: BrowserStorageState | null; signal?: AbortSignal }): Promise<RestrictedBrowser> {
+  const allowed = new Set(options.allowedOrigins);
+  let browser: Browser;
+  try {
+    browser = await chromium.launch({ executablePath: options.executablePath ?? SYSTEM_CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
+  } catch (error) {
+    throw new ProviderError('PROVIDER.UNREACHABLE', `the dashboard browser did not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+  let blocked = 0;
+  const close = async () => {
+    options.signal?.removeEventListener('abort', onAbort);
+    await browser.close().catch(() => undefined);
+  };
+  const onAbort = () => void close();
+  options.signal?.addEventListener('abort', onAbort);
+  try {
+    const context = await browser.newContext({
+      ...(options.storageState ? { storageState: options.storageState } : {}),
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+      viewport: { width: 1280, height: 900 },
+    });
+    await context.route('**/*', async (route) => {
+      let origin = '';
+      try {
+        origin = new URL(route.request().url()).origin;
+      } catch {
+        /* not a URL: blocked */
+      }
+      if (allowed.has(origin)) await route.continue();
+      else {
+        blocked++;
+        await route.abort('blockedbyclient');
+      }
+    });
+    return { browser, context, blocked: () => blocked, close };
+  } catch (error) {
+    await close();
+    throw new ProviderError('PROVIDER.UNREACHABLE', `the dashboard browser context could not be created: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+}

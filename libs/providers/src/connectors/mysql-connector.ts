@@ -1,0 +1,235 @@
+import { createConnection, type Connection, type FieldPacket, type QueryError, type RowDataPacket } from 'mysql2';
+import type { Connection as PromiseConnection } from 'mysql2/promise';
+import { ProviderError } from '../core/provider-error';
+import { redactText } from '../core/sanitize';
+import { validateReadOnlySql } from '../validation/read-only-sql';
+
+/** A MySQL-protocol endpoint (TiDB, MySQL, MariaDB). Credentials are the package's own, never the caller's. */
+export interface MySqlEndpoint {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database?: string;
+  connectTimeoutMs?: number;
+  ssl?: { ca?: string; rejectUnauthorized?: boolean; servername?: string };
+}
+
+export interface ReadOnlySqlLimits {
+  maxRows: number;
+  /** Approximate size of the row data kept in memory (JSON of the cells). */
+  maxBytes: number;
+  /** Server-side statement timeout where supported; the client enforces it too. */
+  statementTimeoutMs: number;
+}
+
+export const DEFAULT_READ_ONLY_SQL_LIMITS: ReadOnlySqlLimits = { maxRows: 1000, maxBytes: 1024 * 1024, statementTimeoutMs: 30_000 };
+
+export type SqlCell = string | number | boolean | null;
+
+/** Which server-side statement timeout the session got. */
+export type StatementTimeoutKind = 'max_execution_time' | 'max_statement_time' | 'client_only';
+
+export interface ReadOnlySqlResult {
+  statement: 'select' | 'show' | 'explain';
+  columns: string[];
+  rows: SqlCell[][];
+  truncated: boolean;
+  truncatedBy: 'rows' | 'bytes' | null;
+  /** False only on servers that implement `SET TRANSACTION READ ONLY` as a refused no-op (TiDB). */
+  readOnlySession: boolean;
+  statementTimeout: StatementTimeoutKind;
+  durationMs: number;
+}
+
+// Server error numbers the session setup branches on.
+const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
+const ER_NOT_SUPPORTED_YET = 1235;
+const TIMEOUT_ERRNOS = new Set([3024, 1969, 1317]); // MySQL/TiDB max_execution_time, MariaDB max_statement_time, interrupted
+const AUTH_ERRNOS = new Set([1044, 1045, 1142, 1143, 1227]);
+
+function isQueryError(error: unknown): error is QueryError {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+}
+
+function errnoOf(error: unknown): number | null {
+  const n = (error as { errno?: unknown } | null)?.errno;
+  return typeof n === 'number' ? n : null;
+}
+
+/** MySQL syntax errors quote the statement back; keep the position, drop the text. */
+function safeServerMessage(error: unknown, secrets: readonly string[]): string {
+  const raw = error instanceof Error ? error.message : String(error);
+  const withoutEcho = raw.replace(/near '[\s\S]*' at line (\d+)/, 'near [statement text omitted] at line $1');
+  const code = isQueryError(error) ? error.code : 'ERROR';
+  return redactText(`${code}: ${withoutEcho}`, { secrets, maxStringLength: 500 });
+}
+
+function toProviderError(error: unknown, secrets: readonly string[], aborted: boolean): ProviderError {
+  if (error instanceof ProviderError) return error;
+  if (aborted) return new ProviderError('PROVIDER.TIMEOUT', 'SQL query was cancelled by its deadline', { retryable: true });
+  const errno = errnoOf(error);
+  const code = isQueryError(error) ? error.code : '';
+  if ((errno !== null && TIMEOUT_ERRNOS.has(errno)) || code === 'PROTOCOL_SEQUENCE_TIMEOUT') {
+    return new ProviderError('PROVIDER.TIMEOUT', safeServerMessage(error, secrets), { retryable: true });
+  }
+  if (errno !== null && AUTH_ERRNOS.has(errno)) return new ProviderError('PROVIDER.AUTH_FAILED', safeServerMessage(error, secrets));
+  if (errno !== null && errno >= 1000) return new ProviderError('PROVIDER.QUERY_REJECTED', safeServerMessage(error, secrets));
+  return new ProviderError('PROVIDER.UNREACHABLE', safeServerMessage(error, secrets), { retryable: true });
+}
+
+function cellOf(value: unknown): SqlCell {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'boolean' || typeof value === 'string') return value;
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  // Binary and structured cells are not evidence a model can use; keep their shape only.
+  if (Buffer.isBuffer(value)) return `[binary ${value.length} bytes]`;
+  return '[structured value]';
+}
+
+interface SessionState {
+  readOnlySession: boolean;
+  statementTimeout: StatementTimeoutKind;
+}
+
+/**
+ * Puts a fresh session into read-only mode with a statement timeout and a row cap. The
+ * read-only flag is verified, not assumed; a server that refuses it as an unimplemented no-op
+ * (TiDB without noop functions) is reported so the caller knows only validation and the
+ * read-only account protect it.
+ */
+async function prepareSession(session: PromiseConnection, limits: ReadOnlySqlLimits): Promise<SessionState> {
+  let readOnlySession = true;
+  try {
+    await session.query('SET SESSION TRANSACTION READ ONLY');
+  } catch (error) {
+    if (errnoOf(error) !== ER_NOT_SUPPORTED_YET) throw error;
+    readOnlySession = false;
+  }
+  if (readOnlySession) {
+    let flag: unknown;
+    try {
+      const [rows] = await session.query<RowDataPacket[]>('SELECT @@session.transaction_read_only AS ro');
+      flag = rows[0]?.['ro'];
+    } catch (error) {
+      if (errnoOf(error) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw error;
+      const [rows] = await session.query<RowDataPacket[]>('SELECT @@session.tx_read_only AS ro');
+      flag = rows[0]?.['ro'];
+    }
+    if (Number(flag) !== 1) throw new ProviderError('PROVIDER.UNREACHABLE', 'the SQL session did not become read-only');
+  }
+  let statementTimeout: StatementTimeoutKind = 'client_only';
+  try {
+    await session.query('SET SESSION max_execution_time = ?', [limits.statementTimeoutMs]);
+    statementTimeout = 'max_execution_time';
+  } catch (error) {
+    if (errnoOf(error) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw error;
+    try {
+      await session.query('SET SESSION max_statement_time = ?', [limits.statementTimeoutMs / 1000]);
+      statementTimeout = 'max_statement_time';
+    } catch (inner) {
+      if (errnoOf(inner) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw inner;
+    }
+  }
+  // Server-side row cap for plain SELECTs; the streaming cap below covers everything else.
+  await session.query('SET SESSION sql_select_limit = ?', [limits.maxRows + 1]);
+  await session.query("SET SESSION time_zone = '+00:00'");
+  return { readOnlySession, statementTimeout };
+}
+
+function streamRows(connection: Connection, sql: string, limits: ReadOnlySqlLimits): Promise<Pick<ReadOnlySqlResult, 'columns' | 'rows' | 'truncated' | 'truncatedBy'>> {
+  return new Promise((resolve, reject) => {
+    const rows: SqlCell[][] = [];
+    let columns: string[] = [];
+    let bytes = 0;
+    let settled = false;
+    const finish = (truncatedBy: 'rows' | 'bytes' | null) => {
+      if (settled) return;
+      settled = true;
+      resolve({ columns, rows, truncated: truncatedBy !== null, truncatedBy });
+    };
+    const query = connection.query({ sql, rowsAsArray: true, timeout: limits.statementTimeoutMs + 2000 });
+    query.on('fields', (fields: FieldPacket[] | FieldPacket) => {
+      columns = (Array.isArray(fields) ? fields : [fields]).map((f) => f.name);
+    });
+    query.on('result', (row: unknown) => {
+      if (settled || !Array.isArray(row)) return;
+      if (rows.length >= limits.maxRows) {
+        // Stop reading: the connection is discarded, so the rest of the result never arrives.
+        connection.pause();
+        finish('rows');
+        connection.destroy();
+        return;
+      }
+      const cells = row.map(cellOf);
+      bytes += Buffer.byteLength(JSON.stringify(cells), 'utf8');
+      if (bytes > limits.maxBytes) {
+        connection.pause();
+        finish('bytes');
+        connection.destroy();
+        return;
+      }
+      rows.push(cells);
+    });
+    query.on('error', (error: QueryError) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+    query.on('end', () => finish(null));
+  });
+}
+
+/**
+ * Runs one Agent-authored statement read-only. The statement is validated (exactly one
+ * SELECT/SHOW/EXPLAIN) before any network use; the session is read-only with a statement
+ * timeout; rows and bytes are capped while streaming. One connection per statement, so a
+ * capped or cancelled read simply discards its connection.
+ */
+export async function runReadOnlySql(
+  endpoint: MySqlEndpoint,
+  sql: string,
+  options: { signal?: AbortSignal; limits?: Partial<ReadOnlySqlLimits>; field?: string } = {},
+): Promise<ReadOnlySqlResult> {
+  const checked = validateReadOnlySql(sql, options.field ?? 'sql');
+  const limits: ReadOnlySqlLimits = { ...DEFAULT_READ_ONLY_SQL_LIMITS, ...options.limits };
+  const secrets = [endpoint.password, endpoint.host].filter((s) => s.length >= 4);
+  if (options.signal?.aborted) throw new ProviderError('PROVIDER.TIMEOUT', 'SQL query was cancelled by its deadline', { retryable: true });
+  const started = Date.now();
+  const connection = createConnection({
+    host: endpoint.host,
+    port: endpoint.port,
+    user: endpoint.user,
+    password: endpoint.password,
+    database: endpoint.database,
+    connectTimeout: endpoint.connectTimeoutMs ?? 10_000,
+    ssl: endpoint.ssl,
+    multipleStatements: false,
+    // No LOAD DATA LOCAL: the server must never be able to ask us for a file.
+    flags: ['-LOCAL_FILES', '-MULTI_STATEMENTS'],
+    timezone: 'Z',
+    decimalNumbers: true,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+  });
+  let aborted = false;
+  const onAbort = () => {
+    aborted = true;
+    connection.destroy();
+  };
+  options.signal?.addEventListener('abort', onAbort);
+  // A destroyed or failed connection also emits 'error'; the awaited calls report it.
+  connection.on('error', () => undefined);
+  try {
+    const session = await prepareSession(connection.promise(), limits);
+    const streamed = await streamRows(connection, checked.sql, limits);
+    return { statement: checked.statement, ...streamed, ...session, durationMs: Date.now() - started };
+  } catch (error) {
+    throw toProviderError(error, secrets, aborted);
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    connection.destroy();
+  }
+}

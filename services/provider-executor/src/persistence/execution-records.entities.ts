@@ -1,0 +1,133 @@
+import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+
+/** Every attempt of every logical query, in order (including folded duplicates). */
+@Entity({ schema: 'provider_executor', name: 'provider_query_attempts' })
+@Index('provider_query_attempts_request_idx', ['requestId', 'queryId'])
+export class ProviderQueryAttemptEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id!: string;
+
+  @Column({ name: 'batch_id', type: 'text' })
+  batchId!: string;
+
+  @Column({ name: 'request_id', type: 'text' })
+  requestId!: string;
+
+  @Column({ name: 'run_id', type: 'text' })
+  runId!: string;
+
+  @Column({ name: 'query_id', type: 'text' })
+  queryId!: string;
+
+  @Column({ name: 'expression_hash', type: 'text' })
+  expressionHash!: string;
+
+  @Column({ type: 'int' })
+  attempt!: number;
+
+  @Column({ type: 'text' })
+  outcome!: string;
+
+  @Column({ name: 'error_code', type: 'text', nullable: true })
+  errorCode!: string | null;
+
+  @Column({ name: 'detail_error', type: 'text', nullable: true })
+  detailError!: string | null;
+
+  @Column({ type: 'boolean' })
+  folded!: boolean;
+
+  @Column({ type: 'timestamptz' })
+  at!: Date;
+}
+
+/** One event per materialised logical query: complete, empty or failed. */
+@Entity({ schema: 'provider_executor', name: 'provider_query_events' })
+export class ProviderQueryEventEntity {
+  @PrimaryColumn({ name: 'batch_id', type: 'text' })
+  batchId!: string;
+
+  @PrimaryColumn({ name: 'query_id', type: 'text' })
+  queryId!: string;
+
+  @Column({ name: 'run_id', type: 'text' })
+  runId!: string;
+
+  @Column({ type: 'text' })
+  provider!: string;
+
+  @Column({ type: 'text' })
+  outcome!: string;
+
+  @Column({ type: 'boolean' })
+  supplemental!: boolean;
+
+  @Column({ type: 'timestamptz' })
+  at!: Date;
+}
+
+/** Each HTTP response attempt by status class (200/400/500/502/other). */
+@Entity({ schema: 'provider_executor', name: 'provider_http_attempts' })
+export class ProviderHttpAttemptEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id!: string;
+
+  @Column({ name: 'batch_id', type: 'text' })
+  batchId!: string;
+
+  @Column({ name: 'query_id', type: 'text' })
+  queryId!: string;
+
+  @Column({ type: 'text' })
+  provider!: string;
+
+  @Column({ name: 'status_class', type: 'text' })
+  statusClass!: string;
+
+  @Column({ type: 'timestamptz' })
+  at!: Date;
+}
+
+/** Provider 5xx episodes: status sequence, recovered or still failed, redacted error, request id. */
+@Entity({ schema: 'provider_executor', name: 'provider_system_events' })
+export class ProviderSystemEventEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id!: string;
+
+  @Column({ name: 'batch_id', type: 'text' })
+  batchId!: string;
+
+  @Column({ name: 'query_id', type: 'text' })
+  queryId!: string;
+
+  @Column({ type: 'text' })
+  provider!: string;
+
+  @Column({ name: 'status_sequence', type: 'jsonb' })
+  statusSequence!: number[];
+
+  @Column({ type: 'text' })
+  result!: string;
+
+  @Column({ name: 'upstream_error', type: 'text' })
+  upstreamError!: string;
+
+  @Column({ name: 'request_id', type: 'text', nullable: true })
+  requestId!: string | null;
+
+  @Column({ type: 'timestamptz' })
+  at!: Date;
+}
+
+/** Sanitised results kept for replay, keyed by package, target, operation, query and window. */
+@Entity({ schema: 'provider_executor', name: 'evidence_recordings' })
+export class EvidenceRecordingEntity {
+  @PrimaryColumn({ type: 'text' })
+  key!: string;
+
+  @Column({ type: 'jsonb' })
+  entry!: object;
+
+  @Column({ name: 'recorded_at', type: 'timestamptz' })
+  recordedAt!: Date;
+}

@@ -1,0 +1,41 @@
+import { loadConfig, secret } from '@aoc/config';
+import { z } from 'zod';
+import type { RecordingEntry } from '../evidence-recordings/evidence-recording';
+
+export const PrometheusTargetConfig = z.object({
+  name: z.string().min(1).max(64),
+  baseUrl: z.string().url(),
+  bearerToken: z.string().min(1).optional(),
+});
+
+export const ExecutorConfigSchema = z.object({
+  /** live: query providers; record: query and keep sanitised results; replay: recorded results only. */
+  AOC_EVIDENCE_MODE: z.enum(['live', 'record', 'replay']).default('live'),
+  /** JSON array of {name, baseUrl, bearerToken?} for the generic Prometheus package. */
+  AOC_PROMETHEUS_TARGETS: secret(
+    z
+      .string()
+      .default('[]')
+      .transform((text, ctx) => {
+        try {
+          return z.array(PrometheusTargetConfig).parse(JSON.parse(text));
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: `must be a JSON array of {name, baseUrl, bearerToken?}: ${error instanceof Error ? error.message.slice(0, 200) : 'invalid'}` });
+          return z.NEVER;
+        }
+      }),
+  ),
+});
+export type ExecutorConfig = z.infer<typeof ExecutorConfigSchema>;
+
+export interface ExecutorOptions {
+  mode: ExecutorConfig['AOC_EVIDENCE_MODE'];
+  prometheusTargets: z.infer<typeof PrometheusTargetConfig>[];
+  /** Bundled recordings available to replay (e.g. the example tickets). */
+  recordings: RecordingEntry[];
+}
+
+export function executorOptionsFromEnv(env: Record<string, string | undefined> = process.env): ExecutorOptions {
+  const config = loadConfig('aoc-provider-executor', ExecutorConfigSchema, env);
+  return { mode: config.AOC_EVIDENCE_MODE, prometheusTargets: config.AOC_PROMETHEUS_TARGETS, recordings: [] };
+}

@@ -1,0 +1,2 @@
+export const PROVIDER_REGISTRY = Symbol('PROVIDER_REGISTRY');
+export const EXECUTOR_OPTIONS = Symbol('EXECUTOR_OPTIONS');
