@@ -21,3 +21,4 @@ export * from './packages/clinic/clinic-input.schema';
 export * from './packages/clinic/clinic-output.schema';
 export * from './packages/clinic/clinic-batch.tool';
 export * from './packages/clinic/clinic.package';
+export * from './testing/real-prometheus';

@@ -4,6 +4,7 @@ import { createServiceDataSource, startEmbeddedPostgres, type EmbeddedPostgres }
 import { bootRole, migrateRole, type BootedRole, type ServiceDefinition, type TransportSpec } from '@aoc/service-host';
 import { createLogger, type LogLevel } from '@aoc/telemetry';
 import type { DataSource } from 'typeorm';
+import { createProviderExecutorDefinition, loadRecordings, type ExecutorOptions } from '@aoc/service-provider-executor';
 import { ALL_SERVICES } from './all-services';
 
 export interface PlatformOptions {
@@ -16,6 +17,8 @@ export interface PlatformOptions {
   services?: readonly ServiceDefinition[];
   logLevel?: LogLevel;
   httpFor?: (definition: ServiceDefinition) => number | undefined;
+  /** Provider Executor settings; the one-process default replays the bundled example evidence. */
+  executor?: Partial<ExecutorOptions>;
 }
 
 export interface Platform {
@@ -30,7 +33,8 @@ export interface Platform {
  * it needs nothing installed; the same roles also run on Kafka and a real Postgres.
  */
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
-  const services = options.services ?? ALL_SERVICES;
+  const executor: Partial<ExecutorOptions> = options.executor ?? { mode: 'replay', recordings: loadRecordings(), prometheusTargets: [] };
+  const services = (options.services ?? ALL_SERVICES).map((s) => (s.role === 'provider-executor' ? createProviderExecutorDefinition(executor) : s));
   let embedded: EmbeddedPostgres | null = null;
   let url = options.databaseUrl;
   if (!url) {

@@ -13,13 +13,16 @@ export async function runSkeletonScenario(platform: Platform, spans: InMemorySpa
   const { accepted, summary } = await runExample(platform, request, 90000);
   expect(summary.ticketKey).toBe('SUP-1042');
   expect(summary.answerFingerprint).toMatch(/^[a-f0-9]{64}$/);
-  // Honest skeleton: no connector, so nothing is claimed about the cause.
-  expect(summary.evidenceStatus).toBe('failed');
-  expect(summary.failureCodes).toEqual(['PROVIDER.NOT_CONFIGURED']);
+  // Replayed evidence (recorded from a real Prometheus): the p99 and QPS facts reach both
+  // messages; TopSQL is not offered by the generic package, so acquisition is degraded and the
+  // answer hands the cause to a human instead of guessing it.
+  expect(summary.evidenceStatus).toBe('degraded');
+  expect(summary.failureCodes).toEqual(['PROVIDER.INPUT_INVALID']);
   expect(summary.decision).toBe('human_required');
   expect(summary.customerReplyMarkdown).toContain('tidb-prod-7f3a');
-  expect(summary.customerReplyMarkdown).toMatch(/cannot confirm a cause/);
-  expect(summary.internalHandoffMarkdown).toContain('PROVIDER.NOT_CONFIGURED');
+  expect(summary.customerReplyMarkdown).toMatch(/p99 statement duration: peak 0\.094 at 10:41Z/);
+  expect(summary.customerReplyMarkdown).not.toMatch(/Most likely cause/);
+  expect(summary.internalHandoffMarkdown).toContain('top_statements');
   expect(summary.verdict).toBe('human_better');
   await new Promise((r) => setTimeout(r, 200));
   assertOneTraceWithParentLinks(spans.getFinishedSpans(), accepted.traceId, ['router', 'evidence', 'provider-executor', 'judge', 'reporter']);

@@ -128,7 +128,8 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
     if (deps.mode === 'record') {
       for (const q of toRun) {
         const e = evidence.get(q.id);
-        if (e && e.status !== 'failed') {
+        // Failures are recorded too, so a replay reproduces exactly what the live run saw.
+        if (e) {
           newRecordings.push(recordingEntry({ provider: plan.provider, target, operation: q.operation, expression: q.expression, window: windowOf(q), stepSeconds: q.stepSeconds ?? null }, e));
         }
       }

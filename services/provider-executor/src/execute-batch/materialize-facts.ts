@@ -29,7 +29,7 @@ function hhmm(iso: string | null): string {
 
 function labelText(labels: Record<string, string>): string {
   const safe = Object.entries(labels).filter(([k]) => SAFE_LABELS.has(k));
-  return safe.length ? safe.map(([k, v]) => `${k}=${v}`).join(',') : 'all series';
+  return safe.map(([k, v]) => `${k}=${v}`).join(',');
 }
 
 export interface Materialized {
@@ -88,12 +88,12 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
     const change = rise !== null && rise >= 1.5 ? `, ${fmt(rise)}x its starting value` : '';
     const spread =
       metric.data.seriesCount > 1 && top[1] && top[1].max !== null && lead.max !== null && top[1].max > 0 && lead.max / top[1].max >= 1.5
-        ? `; the next series peaks at ${fmt(top[1].max)} (${labelText(top[1].labels)})`
+        ? `; the next series peaks at ${fmt(top[1].max)}${labelText(top[1].labels) ? ` (${labelText(top[1].labels)})` : ''}`
         : metric.data.seriesCount > 1
           ? `; ${metric.data.seriesCount} series peak at similar levels`
           : '';
     observations.push(
-      `${purpose}: peak ${fmt(lead.max)} at ${hhmm(lead.maxAt)} (start ${fmt(lead.first)}, end ${fmt(lead.last)}, mean ${fmt(lead.mean)}${change}) on ${labelText(lead.labels)}${spread}.`.slice(0, 500),
+      `${purpose}: peak ${fmt(lead.max)} at ${hhmm(lead.maxAt)} (start ${fmt(lead.first)}, end ${fmt(lead.last)}, mean ${fmt(lead.mean)}${change})${labelText(lead.labels) ? ` on ${labelText(lead.labels)}` : ''}${spread}.`.slice(0, 500),
     );
   }
   return { facts: facts.slice(0, 200), observations: observations.slice(0, 20), gaps: gaps.slice(0, 20) };

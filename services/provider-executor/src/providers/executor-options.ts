@@ -1,6 +1,17 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig, secret } from '@aoc/config';
 import { z } from 'zod';
-import type { RecordingEntry } from '../evidence-recordings/evidence-recording';
+import { RecordingEntry } from '../evidence-recordings/evidence-recording';
+
+/** Sanitised evidence recorded for the bundled example tickets (`npm run examples:record`). */
+export const BUNDLED_RECORDINGS = join(__dirname, '..', '..', 'recordings', 'examples.json');
+
+/** Loads a recordings file; every entry is validated, a bad file fails loudly. */
+export function loadRecordings(path: string = BUNDLED_RECORDINGS): RecordingEntry[] {
+  if (!existsSync(path)) return [];
+  return z.array(RecordingEntry).parse(JSON.parse(readFileSync(path, 'utf8')));
+}
 
 export const PrometheusTargetConfig = z.object({
   name: z.string().min(1).max(64),
@@ -11,6 +22,8 @@ export const PrometheusTargetConfig = z.object({
 export const ExecutorConfigSchema = z.object({
   /** live: query providers; record: query and keep sanitised results; replay: recorded results only. */
   AOC_EVIDENCE_MODE: z.enum(['live', 'record', 'replay']).default('live'),
+  /** Recordings replayed in replay mode; defaults to the bundled example recordings. */
+  AOC_EVIDENCE_RECORDINGS: z.string().optional(),
   /** JSON array of {name, baseUrl, bearerToken?} for the generic Prometheus package. */
   AOC_PROMETHEUS_TARGETS: secret(
     z
@@ -37,5 +50,9 @@ export interface ExecutorOptions {
 
 export function executorOptionsFromEnv(env: Record<string, string | undefined> = process.env): ExecutorOptions {
   const config = loadConfig('aoc-provider-executor', ExecutorConfigSchema, env);
-  return { mode: config.AOC_EVIDENCE_MODE, prometheusTargets: config.AOC_PROMETHEUS_TARGETS, recordings: [] };
+  return {
+    mode: config.AOC_EVIDENCE_MODE,
+    prometheusTargets: config.AOC_PROMETHEUS_TARGETS,
+    recordings: config.AOC_EVIDENCE_MODE === 'replay' ? loadRecordings(config.AOC_EVIDENCE_RECORDINGS) : [],
+  };
 }

@@ -43,7 +43,7 @@ export function buildLocalBrief(thread: ThreadView, batch: EvidenceBatchMaterial
     },
     strongestAlternative: thread.strongestAlternative,
     workloadAttribution: null,
-    mitigationOrHandoff: 'Hand off to Support with the observations below; no mitigation is recommended without an established mechanism.',
+    mitigationOrHandoff: 'Hand off to Support with the observations above; no mitigation is recommended without an established mechanism.',
     severity: 'medium',
     undetermined: undetermined.length > 0 ? undetermined : ['the causal link between the observations and the symptom'],
   };
