@@ -50,6 +50,7 @@ for role in "${ROLES[@]}"; do
   DATABASE_URL="$DATABASE_URL" \
   PORT="$port" \
   LOG_LEVEL="${LOG_LEVEL:-info}" \
+  AOC_EVIDENCE_MODE="${AOC_EVIDENCE_MODE:-replay}" \
     node -r ./tools/register.js "services/$role/src/main.ts" >"$RUN_DIR/$role.log" 2>&1 &
   pids+=("$!")
   echo "started $role (pid $!, log $RUN_DIR/$role.log)"
