@@ -1,1 +1,2 @@
 export * from './answer-fingerprint';
+export * from './stored-fingerprint';
