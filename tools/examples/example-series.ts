@@ -52,6 +52,55 @@ export function latencyRegressionSeries(): FixtureSeries[] {
   return series;
 }
 
+function histogram(metric: string, labels: Record<string, string>, times: number[], perSecond: (t: number) => number, distribution: (t: number) => Distribution): FixtureSeries[] {
+  return BUCKETS.map((le) => counter(metric, { ...labels, le }, times, (t) => perSecond(t) * distribution(t)[le]));
+}
+
+function gauge(metric: string, labels: Record<string, string>, times: number[], value: (t: number) => number): FixtureSeries {
+  return { metric, type: 'gauge', labels, samples: times.map((t) => [t, value(t)]) };
+}
+
+/** SUP-1107: TiDB CPU goes from ~35% to ~95% of 4 cores at 14:00 when an export job starts. */
+export function cpuSaturationSeries(): FixtureSeries[] {
+  const cluster = 'tidb-analytics-21';
+  const times = minutes('2026-11-21T12:00:00Z', '2026-11-21T15:00:00Z');
+  const start = Date.parse('2026-11-21T14:00:00Z') / 1000;
+  const series: FixtureSeries[] = [];
+  for (const instance of ['tidb-0', 'tidb-1']) {
+    series.push(counter('process_cpu_seconds_total', { cluster, component: 'tidb', instance: `${instance}.${cluster}.svc:10080` }, times, (t) => (t >= start ? 3.8 : 1.4)));
+  }
+  for (const instance of ['tikv-0', 'tikv-1', 'tikv-2']) {
+    series.push(counter('process_cpu_seconds_total', { cluster, component: 'tikv', instance: `${instance}.${cluster}.svc:20180` }, times, (t) => (t >= start ? 1.3 : 1.1)));
+  }
+  series.push(counter('process_cpu_seconds_total', { cluster, component: 'pd', instance: `pd-0.${cluster}.svc:2379` }, times, () => 0.1));
+  return series;
+}
+
+/** SUP-1133: checkpoint lag grows ~1 min/min from 09:02 while writes are flat; sink p99 40ms -> 2.5s. */
+export function changefeedLagSeries(): FixtureSeries[] {
+  const cluster = 'tidb-cdc-09';
+  const times = minutes('2026-11-22T07:30:00Z', '2026-11-22T10:00:00Z');
+  const start = Date.parse('2026-11-22T09:02:00Z') / 1000;
+  const FAST: Distribution = { '0.005': 0.05, '0.01': 0.2, '0.025': 0.6, '0.05': 0.995, '0.1': 1, '0.25': 1, '0.5': 1, '1': 1, '+Inf': 1 };
+  const STALLED: Distribution = { '0.005': 0, '0.01': 0, '0.025': 0.01, '0.05': 0.05, '0.1': 0.1, '0.25': 0.2, '0.5': 0.4, '1': 0.6, '+Inf': 1 };
+  return [
+    gauge('ticdc_owner_checkpoint_ts_lag', { cluster, changefeed: 'cf-orders', instance: `ticdc-0.${cluster}.svc:8300` }, times, (t) => (t >= start ? 2 + (t - start) * 0.98 : 2)),
+    ...histogram('ticdc_sink_txn_exec_duration_bucket', { cluster, changefeed: 'cf-orders', instance: `ticdc-0.${cluster}.svc:8300` }, times, () => 50, (t) => (t >= start ? STALLED : FAST)),
+    counter('tidb_server_query_total', { cluster, instance: `tidb-0.${cluster}.svc:10080`, type: 'Insert', result: 'OK' }, times, () => 1500),
+  ];
+}
+
+/** SUP-1150: a healthy hour; p99 ~20ms and QPS ~80 throughout. */
+export function healthyFalseAlarmSeries(): FixtureSeries[] {
+  const cluster = 'tidb-stage-3';
+  const times = minutes('2026-11-23T08:00:00Z', '2026-11-23T09:40:00Z');
+  const STEADY: Distribution = { '0.005': 0.4, '0.01': 0.8, '0.025': 0.995, '0.05': 1, '0.1': 1, '0.25': 1, '0.5': 1, '1': 1, '+Inf': 1 };
+  return [
+    ...histogram('tidb_server_handle_query_duration_seconds_bucket', { cluster, instance: `tidb-0.${cluster}.svc:10080` }, times, () => 80, () => STEADY),
+    counter('tidb_server_query_total', { cluster, instance: `tidb-0.${cluster}.svc:10080`, type: 'Query', result: 'OK' }, times, (t) => 80 + ((t / 60) % 3)),
+  ];
+}
+
 export interface RecordedExample {
   ticketFile: string;
   series: () => FixtureSeries[];
@@ -61,4 +110,7 @@ export interface RecordedExample {
 
 export const RECORDED_EXAMPLES: readonly RecordedExample[] = [
   { ticketFile: 'latency-regression.json', series: latencyRegressionSeries, target: 'tidb-prod-7f3a' },
+  { ticketFile: 'cpu-saturation.json', series: cpuSaturationSeries, target: 'tidb-analytics-21' },
+  { ticketFile: 'changefeed-lag.json', series: changefeedLagSeries, target: 'tidb-cdc-09' },
+  { ticketFile: 'healthy-false-alarm.json', series: healthyFalseAlarmSeries, target: 'tidb-stage-3' },
 ];
