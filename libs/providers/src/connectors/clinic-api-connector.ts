@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderError } from '../core/provider-error';
-import { providerRequest, recordOf, type HttpCallRecord } from './http-client';
+import { providerRequest, type HttpCallRecord } from './http-client';
 import type { LokiEndpoint } from './loki-connector';
 import type { PromEndpoint } from './prometheus-connector';
 
@@ -168,8 +168,3 @@ export function clinicApi(config: ClinicApiConfig, scope: ClinicScope): ClinicAp
   };
 }
 
-/** Re-throws with the HTTP record preserved, for callers that wrap errors. */
-export function withRecord(error: unknown, next: ProviderError): ProviderError {
-  const record = recordOf(error);
-  return record ? Object.assign(next, { record }) : next;
-}

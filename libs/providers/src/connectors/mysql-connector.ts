@@ -1,3 +1,4 @@
+import { connect as connectTcp, type Socket } from 'node:net';
 import { createConnection, type Connection, type FieldPacket, type QueryError, type RowDataPacket } from 'mysql2';
 import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { ProviderError } from '../core/provider-error';
@@ -150,7 +151,7 @@ function streamRows(connection: Connection, sql: string, limits: ReadOnlySqlLimi
       settled = true;
       resolve({ columns, rows, truncated: truncatedBy !== null, truncatedBy });
     };
-    const query = connection.query({ sql, rowsAsArray: true, timeout: limits.statementTimeoutMs + 2000 });
+    const query = connection.query({ sql, rowsAsArray: true });
     query.on('fields', (fields: FieldPacket[] | FieldPacket) => {
       columns = (Array.isArray(fields) ? fields : [fields]).map((f) => f.name);
     });
@@ -198,7 +199,11 @@ export async function runReadOnlySql(
   const secrets = [endpoint.password, endpoint.host].filter((s) => s.length >= 4);
   if (options.signal?.aborted) throw new ProviderError('PROVIDER.TIMEOUT', 'SQL query was cancelled by its deadline', { retryable: true });
   const started = Date.now();
+  // Our own socket: mysql2's destroy() only half-closes, which a busy server ignores until its
+  // statement ends; cancelling must release the connection at once.
+  const socket: Socket = connectTcp({ host: endpoint.host, port: endpoint.port });
   const connection = createConnection({
+    stream: socket,
     host: endpoint.host,
     port: endpoint.port,
     user: endpoint.user,
@@ -215,21 +220,36 @@ export async function runReadOnlySql(
     bigNumberStrings: false,
   });
   let aborted = false;
-  const onAbort = () => {
-    aborted = true;
-    connection.destroy();
-  };
+  let cancel: (detail: string) => void = () => undefined;
+  // A destroyed connection does not fail its pending command, so cancellation settles on its own.
+  const cancelled = new Promise<never>((_, reject) => {
+    cancel = (detail) => {
+      aborted = true;
+      connection.destroy();
+      socket.destroy();
+      reject(new ProviderError('PROVIDER.TIMEOUT', detail, { retryable: true }));
+    };
+  });
+  cancelled.catch(() => undefined);
+  const onAbort = () => cancel('SQL query was cancelled by its deadline');
   options.signal?.addEventListener('abort', onAbort);
+  // Client-side backstop for servers without a statement timeout; cleared on every path.
+  const backstop = setTimeout(() => cancel(`SQL query exceeded ${limits.statementTimeoutMs} ms`), limits.statementTimeoutMs + 2000);
   // A destroyed or failed connection also emits 'error'; the awaited calls report it.
   connection.on('error', () => undefined);
-  try {
+  const work = async () => {
     const session = await prepareSession(connection.promise(), limits);
     const streamed = await streamRows(connection, checked.sql, limits);
     return { statement: checked.statement, ...streamed, ...session, durationMs: Date.now() - started };
+  };
+  try {
+    return await Promise.race([work(), cancelled]);
   } catch (error) {
     throw toProviderError(error, secrets, aborted);
   } finally {
+    clearTimeout(backstop);
     options.signal?.removeEventListener('abort', onAbort);
     connection.destroy();
+    socket.destroy();
   }
 }

@@ -1,11 +1,81 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { DATA_SOURCE } from '@aoc/service-host';
+import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param, Query, UseFilters } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { ReporterTables } from '../reporter.tables';
+import { REPORTS_READER, type ReportsReader } from '../reports/report.types';
+import { RunSummaryQuery } from '../run-summary/run-summary.query';
+import { DashboardErrorFilter } from './dashboard-error.filter';
+import { DashboardParamError, DEFAULT_RUNS_LIMIT, parseDailyQuery, parseProvidersQuery, parseRunId, parseRunsQuery, parseTicketKey, parseWeeklyQuery } from './dashboard-params';
+import { DashboardRunsQuery, UnknownCursorError } from './dashboard-runs.query';
+import { renderProviders } from './providers.view';
+import { renderDailyReport, renderWeeklyReport } from './quality-report.view';
+import { renderRunDetail } from './run-detail.view';
+import { renderRunsList } from './runs-list.view';
+import { renderTicket } from './ticket.view';
 
-/** Web dashboard served by the reporter (server-rendered HTML). */
+const HtmlPage = (): MethodDecorator =>
+  applyDecorators(Header('content-type', 'text/html; charset=utf-8'), Header('x-content-type-options', 'nosniff'), Header('cache-control', 'no-store'));
+
+/** Web dashboard served by the reporter: server-rendered HTML, no script, no external asset. */
 @Controller()
+@UseFilters(DashboardErrorFilter)
 export class DashboardController {
+  private readonly runs: DashboardRunsQuery;
+
+  constructor(
+    @Inject(DATA_SOURCE) dataSource: DataSource,
+    tables: ReporterTables,
+    private readonly summaries: RunSummaryQuery,
+    @Inject(REPORTS_READER) private readonly reports: ReportsReader,
+  ) {
+    // Built here rather than registered as a provider: the dashboard owns only its own folder.
+    this.runs = new DashboardRunsQuery(dataSource, tables);
+  }
+
   @Get()
-  @Header('content-type', 'text/html; charset=utf-8')
-  index(): string {
-    return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Auto-oncall</title></head><body><h1>Auto-oncall</h1></body></html>';
+  @HtmlPage()
+  async index(@Query() query: unknown): Promise<string> {
+    const { limit, before } = parseRunsQuery(query);
+    try {
+      return renderRunsList(await this.runs.page(limit, before), { limit, before, defaultLimit: DEFAULT_RUNS_LIMIT });
+    } catch (error) {
+      if (error instanceof UnknownCursorError) throw new DashboardParamError([{ field: 'before', message: 'names no run known to the reporter' }]);
+      throw error;
+    }
+  }
+
+  @Get('runs/:runId')
+  @HtmlPage()
+  async run(@Param('runId') runIdParam: string): Promise<string> {
+    const runId = parseRunId(runIdParam);
+    const summary = await this.summaries.find(runId);
+    if (!summary) throw new NotFoundException(`Run ${runId} has not been published (yet).`);
+    return renderRunDetail(summary);
+  }
+
+  @Get('tickets/:ticketKey')
+  @HtmlPage()
+  async ticket(@Param('ticketKey') ticketKeyParam: string): Promise<string> {
+    const ticketKey = parseTicketKey(ticketKeyParam);
+    return renderTicket(ticketKey, await this.reports.answerVersions(ticketKey));
+  }
+
+  @Get('reports/daily')
+  @HtmlPage()
+  async daily(@Query() query: unknown): Promise<string> {
+    return renderDailyReport(await this.reports.daily(parseDailyQuery(query, new Date())));
+  }
+
+  @Get('reports/weekly')
+  @HtmlPage()
+  async weekly(@Query() query: unknown): Promise<string> {
+    return renderWeeklyReport(await this.reports.weekly(parseWeeklyQuery(query, new Date())));
+  }
+
+  @Get('providers')
+  @HtmlPage()
+  async providers(@Query() query: unknown): Promise<string> {
+    const range = parseProvidersQuery(query, new Date());
+    return renderProviders(range, await this.reports.providerHealth(range.from, range.to));
   }
 }

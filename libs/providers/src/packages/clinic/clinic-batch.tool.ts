@@ -62,7 +62,7 @@ function checkSpans(input: ClinicBatchInput): { operation: string; window: Absol
   return input.queries.flatMap((q, index) => {
     const window = effectiveWindow(q, input);
     if (!window) return [];
-    const field = q.window ? `queries.${index}.window` : `window (used by queries.${index})`;
+    const field = 'window' in q && q.window ? `queries.${index}.window` : `window (used by queries.${index})`;
     const fromMs = Date.parse(window.from);
     const toMs = Date.parse(window.to);
     const max = CLINIC_MAX_WINDOW_MS[q.operation] ?? 0;

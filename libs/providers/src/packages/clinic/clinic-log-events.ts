@@ -24,7 +24,7 @@ const GROUP_PATTERNS: readonly [LifecycleGroup, RegExp][] = [
 ];
 
 /** Numeric execution fields kept from `[key=value]` pairs, with the name they are reported under. */
-const NUMERIC_FIELDS: Readonly<Record<string, string>> = {
+const NUMERIC_FIELDS: ReadonlyMap<string, string> = new Map(Object.entries({
   cost_time: 'exec_time_s',
   query_time: 'query_time_s',
   process_time: 'process_time_s',
@@ -44,24 +44,25 @@ const NUMERIC_FIELDS: Readonly<Record<string, string>> = {
   retry_count: 'retry_count',
   num_cop_tasks: 'cop_tasks',
   region_count: 'region_count',
-};
+}));
 
-const BOOLEAN_FIELDS: Readonly<Record<string, string>> = {
+const BOOLEAN_FIELDS: ReadonlyMap<string, string> = new Map(Object.entries({
   is_internal: 'internal',
   succ: 'success',
   success: 'success',
   prepared: 'prepared',
   plan_from_cache: 'plan_from_cache',
   has_more_results: 'has_more_results',
-};
+}));
 
-const LEVELS: Readonly<Record<string, LogLevel>> = { fatal: 'fatal', critical: 'fatal', error: 'error', warn: 'warn', warning: 'warn', info: 'info', debug: 'debug', trace: 'debug' };
+// Maps, not object literals: keys come from log text, and `constructor` must not resolve.
+const LEVELS: ReadonlyMap<string, LogLevel> = new Map(Object.entries({ fatal: 'fatal', critical: 'fatal', error: 'error', warn: 'warn', warning: 'warn', info: 'info', debug: 'debug', trace: 'debug' } as const));
 const SOURCE = /^([A-Za-z0-9_./-]{1,120}\/)?([A-Za-z0-9_-]{1,60}\.(?:go|rs|cpp|cc|c|h|java|py)):(\d{1,6})$/;
 const DURATION = /^(\d+(?:\.\d+)?)(ns|µs|us|ms|s|m|h)?$/;
-const UNIT_SECONDS: Readonly<Record<string, number>> = { ns: 1e-9, µs: 1e-6, us: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+const UNIT_SECONDS: ReadonlyMap<string, number> = new Map(Object.entries({ ns: 1e-9, µs: 1e-6, us: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 }));
 
 export function levelOf(value: string | undefined): LogLevel {
-  return (value && LEVELS[value.trim().toLowerCase()]) || 'unknown';
+  return (value && LEVELS.get(value.trim().toLowerCase())) || 'unknown';
 }
 
 export function lifecycleGroupOf(message: string): LifecycleGroup {
@@ -95,7 +96,7 @@ function numericValue(raw: string, seconds: boolean): number | null {
   if (seconds) {
     const m = DURATION.exec(v);
     if (!m) return null;
-    const n = Number(m[1]) * (UNIT_SECONDS[m[2] ?? 's'] ?? 1);
+    const n = Number(m[1]) * (UNIT_SECONDS.get(m[2] ?? 's') ?? 1);
     return Number.isFinite(n) ? Math.round(n * 1e6) / 1e6 : null;
   }
   const n = Number(v);
@@ -121,13 +122,13 @@ export function parseLogLine(line: string, timestampNs: string, streamLevel?: st
     if (eq <= 0) continue;
     const key = section.slice(0, eq).trim().toLowerCase();
     const raw = section.slice(eq + 1);
-    const numericName = NUMERIC_FIELDS[key];
+    const numericName = NUMERIC_FIELDS.get(key);
     if (numericName) {
       const value = numericValue(raw, numericName.endsWith('_s'));
       if (value !== null) numbers[numericName] = value;
       continue;
     }
-    const flagName = BOOLEAN_FIELDS[key];
+    const flagName = BOOLEAN_FIELDS.get(key);
     if (flagName) {
       const v = raw.replace(/^"|"$/g, '').trim().toLowerCase();
       if (v === 'true' || v === '1') flags[flagName] = true;

@@ -25,9 +25,7 @@ export function prepareMetricsQuery(q: ClinicQueryOf<'promql_range'> | ClinicQue
 
 /** Instance-like label values (addresses, hostnames) become stable opaque references. */
 function compactLabels(labels: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(labels).slice(0, 16)) out[key] = ADDRESS_LIKE.test(value) ? opaqueRef('instance', value) : value;
-  return out;
+  return Object.fromEntries(Object.entries(labels).slice(0, 16).map(([key, value]) => [key, ADDRESS_LIKE.test(value) ? opaqueRef('instance', value) : value]));
 }
 
 export async function runMetricsQuery(q: ClinicQueryOf<'promql_range'> | ClinicQueryOf<'promql_instant'>, ctx: ClinicOperationContext): Promise<OperationOutcome<MetricsResult>> {

@@ -21,7 +21,7 @@ export function statementsTransportFor(tier: string): StatementsTransport {
   const t = tier.trim().toLowerCase();
   if (API_TIERS.has(t)) return 'clinic_api';
   if (SQL_TIERS.has(t)) return 'sql';
-  throw new ProviderError('PROVIDER.QUERY_REJECTED', `statement diagnostics are not available for the cluster tier "${tier.slice(0, 32)}"`);
+  throw new ProviderError('PROVIDER.TARGET_REJECTED', `statement diagnostics are not available for the cluster tier "${tier.slice(0, 32)}"`);
 }
 
 const digestRef = (digest: string) => opaqueRef('digest', digest.toLowerCase());

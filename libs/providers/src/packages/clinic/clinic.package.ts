@@ -1,3 +1,4 @@
+import { TicketKey } from '@aoc/contracts';
 import type { ClinicScope } from '../../connectors/clinic-api-connector';
 import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidenceOperation, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, QueryEvidence } from '../../core/evidence-package';
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
@@ -98,6 +99,8 @@ export function clinicPackage(config: ClinicPackageConfig): ClinicEvidencePackag
     tools: [clinicBatchSpec],
     operations: CLINIC_OPERATIONS,
     runBatch: async (request: EvidenceBatchRequest, options: EvidenceRunOptions = {}): Promise<ToolResult<EvidenceBatchDetails>> => {
+      // The ticket was frozen upstream; a malformed key here means the request was not built by it.
+      if (request.ticketKey !== null && !TicketKey.safeParse(request.ticketKey).success) return failure('PROVIDER.INPUT_INVALID', 'ticketKey: must look like PROJ-123');
       const scope = parseClinicTarget(request.target);
       if (!scope) return failure('PROVIDER.TARGET_REJECTED', 'target: a Clinic target is "<org id>/<cluster id>", both exact ids');
       const entries: Record<string, unknown>[] = [];

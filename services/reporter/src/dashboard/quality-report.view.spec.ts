@@ -1,0 +1,73 @@
+import { dailyReportFixture, emptyDailyReport, HOSTILE, weeklyReportFixture } from './dashboard.fixtures';
+import { renderDailyReport, renderWeeklyReport } from './quality-report.view';
+
+describe('renderDailyReport', () => {
+  it('shows counts, quality, the verdict chart, top gaps, runtime signals, funnel and provider health', () => {
+    const page = renderDailyReport(dailyReportFixture());
+    expect(page).toContain('<h1>Daily report · 2026-11-20</h1>');
+    expect(page).toContain('<div class="value">3</div><div class="label">runs counted</div>');
+    expect(page).toContain('<div class="value">1<small> (33.3%)</small></div><div class="label">good</div>');
+    // Every verdict has a bar, in a fixed order, zero included.
+    expect(page).toContain('<title>ai_better: 0</title>');
+    expect(page).toContain('<title>human_better: 1</title>');
+    expect(page).toContain('<title>unjudged: 1</title>');
+    expect(page.indexOf('ai_better: 0')).toBeLessThan(page.indexOf('human_better: 1'));
+    expect(page).toContain('<tr><td>did not name the missing index</td><td class="num">2</td></tr>');
+    expect(page).toContain('<code>PROVIDER.HTTP_5XX</code>');
+    expect(page).toContain('<title>with human reply: 2</title>');
+    expect(page).toContain('accept 0 · revise 1 · wrong 0 · human 0');
+    expect(page).toContain('<td class="num">50.0%</td>');
+    expect(page).toContain('href="/reports/daily?day=2026-11-19"');
+    expect(page).toContain('href="/reports/daily?day=2026-11-21"');
+    expect(page).toContain('href="/providers?from=2026-11-20&amp;to=2026-11-20"');
+    expect(page).toContain('<a href="/reports/daily" aria-current="page">Daily report</a>');
+  });
+
+  it('has empty states for a day without data', () => {
+    const page = renderDailyReport(emptyDailyReport('2026-11-22'));
+    expect(page).toContain('No data for verdict distribution.');
+    expect(page).toContain('No data for funnel.');
+    expect(page).toContain('No gaps recorded in this period.');
+    expect(page).toContain('No run with degraded or failed evidence acquisition in this period.');
+    expect(page).toContain('No provider queries in this period.');
+    expect(page).toContain('<div class="value">0<small></small></div><div class="label">good</div>');
+  });
+
+  it('shows anchors, Judge review requests and the weighted all-providers line when the reader provides them', () => {
+    const page = renderDailyReport(
+      dailyReportFixture({
+        anchors: { publicReply: 2, internalComment: 1 },
+        judgeReviewRequested: 1,
+        providerOverall: [{ day: '2026-11-20', queries: 6, succeeded: 5, failed: 1, successRate: 5 / 6 }],
+        providerHealth: dailyReportFixture().providerHealth.map((h) => ({ ...h, supplemental: { queries: 1, succeeded: 1, failed: 0 } })),
+      }),
+    );
+    expect(page).toContain('public reply 2 · internal comment 1');
+    expect(page).toContain('<div class="value">1</div><div class="label">Judge reviews asked (/ao human)</div>');
+    expect(page).toContain('<g class="series" data-series="all providers">');
+    expect(page).toContain('stroke-dasharray="6 4"');
+    expect(page).toContain('<title>all providers 11-20: 83%</title>');
+    expect(page).toContain('<th class="num">Supplemental ok / failed</th>');
+    expect(page).toContain('<td class="num">1 / 0</td>');
+  });
+
+  it('escapes gap text', () => {
+    expect(renderDailyReport(dailyReportFixture({ topGaps: [{ gap: HOSTILE, count: 1 }] }))).not.toMatch(/<script/i);
+  });
+});
+
+describe('renderWeeklyReport', () => {
+  it('adds the provider 5xx table and week navigation', () => {
+    const page = renderWeeklyReport(weeklyReportFixture());
+    expect(page).toContain('<h1>Weekly report · 2026-11-16 – 2026-11-22</h1>');
+    expect(page).toContain('<td class="mono">p99-latency</td><td class="num">2</td><td class="num">1</td><td class="num">1</td><td class="num">3</td>');
+    expect(page).toContain('<a href="/tickets/SUP-1042">SUP-1042</a>, <a href="/tickets/SUP-1043">SUP-1043</a>');
+    expect(page).toContain('<div>502 Bad Gateway</div>');
+    expect(page).toContain('href="/reports/weekly?weekStart=2026-11-09"');
+    expect(page).toContain('href="/reports/weekly?weekStart=2026-11-23"');
+  });
+
+  it('says when no 5xx happened', () => {
+    expect(renderWeeklyReport(weeklyReportFixture({ provider5xx: [] }))).toContain('No provider 5xx responses this week.');
+  });
+});

@@ -1,0 +1,99 @@
+import type { QualityReport, WeeklyReport } from '../reports/report.types';
+import { evidenceBadge, percent, renderPage, shanghaiTime, stat, verdictBadge } from './layout.view';
+import { providerDaysTable, successRateChart } from './provider-health.fragments';
+import { VERDICT_COLOR, VERDICT_ORDER } from './report-colors';
+import { href, html, type SafeHtml } from './safe-html';
+import { addDays, daysBetween } from './shanghai-calendar';
+import { barChart } from './svg-charts';
+
+export function renderDailyReport(report: QualityReport): string {
+  const day = report.period.from;
+  const nav = html`<form class="period" method="get" action="/reports/daily">
+<a href="${href(['reports', 'daily'], { day: addDays(day, -1) })}">← ${addDays(day, -1)}</a>
+<label>Day <input type="date" name="day" value="${day}"></label><button type="submit">Show</button>
+<a href="${href(['reports', 'daily'], { day: addDays(day, 1) })}">${addDays(day, 1)} →</a>
+</form>`;
+  const body = html`<h1>Daily report · ${day}</h1>
+<p class="sub">Asia/Shanghai day ${day}. Runs counted: triggers initial and bot_assignment (continuations and replays excluded). Generated ${shanghaiTime(report.generatedAt)}.</p>
+${nav}
+${reportSections(report)}`;
+  return renderPage({ title: `Daily report ${day}`, section: 'daily', body });
+}
+
+export function renderWeeklyReport(report: WeeklyReport): string {
+  const { from, to } = report.period;
+  const nav = html`<form class="period" method="get" action="/reports/weekly">
+<a href="${href(['reports', 'weekly'], { weekStart: addDays(from, -7) })}">← week of ${addDays(from, -7)}</a>
+<label>Week starting (Monday) <input type="date" name="weekStart" value="${from}"></label><button type="submit">Show</button>
+<a href="${href(['reports', 'weekly'], { weekStart: addDays(from, 7) })}">week of ${addDays(from, 7)} →</a>
+</form>`;
+  const body = html`<h1>Weekly report · ${from} – ${to}</h1>
+<p class="sub">Asia/Shanghai days ${from} to ${to}. Runs counted: triggers initial and bot_assignment (continuations and replays excluded). Generated ${shanghaiTime(report.generatedAt)}.</p>
+${nav}
+${reportSections(report)}
+<h2 id="provider-5xx">Provider 5xx episodes</h2>
+${provider5xxTable(report)}`;
+  return renderPage({ title: `Weekly report ${from}`, section: 'weekly', body });
+}
+
+function reportSections(report: QualityReport): SafeHtml {
+  const { quality, funnel } = report;
+  const judged = quality.good + quality.bad + quality.unknown;
+  const share = (v: number): string => (judged === 0 ? '' : ` (${percent(v / judged)})`);
+  const verdictCounts = new Map(report.verdicts.map((v) => [v.verdict, v.count]));
+  const verdictBars = VERDICT_ORDER.map((v) => ({ label: v, value: verdictCounts.get(v) ?? 0, color: VERDICT_COLOR[v] }));
+  const funnelBars = [
+    { label: 'tickets analysed', value: funnel.ticketsAnalysed, color: '#1d4ed8' },
+    { label: 'runs published', value: funnel.runsPublished, color: '#2563eb' },
+    { label: 'with human reply', value: funnel.answersWithHumanReply, color: '#3b82f6' },
+    { label: 'judged', value: funnel.answersJudged, color: '#60a5fa' },
+    { label: 'with /ao feedback', value: funnel.answersWithFeedback, color: '#93c5fd' },
+  ];
+  return html`<div class="stats">
+${stat('runs counted', report.runsCounted)}
+${stat('tickets analysed', funnel.ticketsAnalysed)}
+${stat('answers judged', funnel.answersJudged)}
+${stat('answers with /ao feedback', funnel.answersWithFeedback)}
+${report.judgeReviewRequested !== undefined ? stat('Judge reviews asked (/ao human)', report.judgeReviewRequested) : ''}
+</div>
+${report.anchors ? html`<p class="sub">Comparison anchors of counted runs: public reply ${report.anchors.publicReply} · internal comment ${report.anchors.internalComment}.</p>` : ''}
+<h2 id="quality">Quality</h2>
+<div class="stats quality">
+${stat('good', html`${quality.good}<small>${share(quality.good)}</small>`)}
+${stat('bad', html`${quality.bad}<small>${share(quality.bad)}</small>`)}
+${stat('unknown', html`${quality.unknown}<small>${share(quality.unknown)}</small>`)}
+</div>
+<p class="sub">Explicit /ao accept, revise or wrong on the answer version decides quality; otherwise the verdict does.</p>
+<div class="grid">
+<section class="card" aria-labelledby="verdicts"><h3 id="verdicts">Verdict distribution</h3>${barChart('Verdict distribution', verdictBars)}</section>
+<section class="card" aria-labelledby="funnel"><h3 id="funnel">Funnel</h3>${barChart('Funnel', funnelBars)}
+<p>/ao feedback by action: accept ${funnel.feedbackByAction.accept} · revise ${funnel.feedbackByAction.revise} · wrong ${funnel.feedbackByAction.wrong} · human ${funnel.feedbackByAction.human}</p></section>
+</div>
+<h2 id="top-gaps">Top gaps</h2>
+${
+  report.topGaps.length === 0
+    ? html`<p class="empty">No gaps recorded in this period.</p>`
+    : html`<table class="top-gaps"><thead><tr><th>Gap</th><th class="num">Answers</th></tr></thead><tbody>${report.topGaps.map((g) => html`<tr><td>${g.gap}</td><td class="num">${g.count}</td></tr>`)}</tbody></table>`
+}
+<h2 id="runtime-signals">Runtime signals</h2>
+${
+  report.runtimeSignals.length === 0
+    ? html`<p class="empty">No run with degraded or failed evidence acquisition in this period.</p>`
+    : html`<table class="runtime-signals"><thead><tr><th>Run</th><th>Ticket</th><th>Provider</th><th>Evidence</th><th>Verdict</th><th>Failure codes</th></tr></thead><tbody>${report.runtimeSignals.map(
+        (s) => html`<tr><td><a class="mono" href="${href(['runs', s.runId])}">${s.runId}</a></td><td><a href="${href(['tickets', s.ticketKey])}">${s.ticketKey}</a></td><td>${s.provider}</td><td>${evidenceBadge(s.evidenceStatus)}</td><td>${verdictBadge(s.verdict)}</td><td>${s.failureCodes.map((c) => html`<code>${c}</code> `)}</td></tr>`,
+      )}</tbody></table>`
+}
+<h2 id="provider-health">Provider health</h2>
+${report.providerHealth.length > 0 ? html`<section class="card">${successRateChart(daysBetween(report.period.from, report.period.to), report.providerHealth, report.providerOverall)}</section>` : ''}
+${providerDaysTable(report.providerHealth)}
+<p><a href="${href(['providers'], { from: report.period.from, to: report.period.to })}">Provider health charts for this period →</a></p>
+`;
+}
+
+function provider5xxTable(report: WeeklyReport): SafeHtml {
+  if (report.provider5xx.length === 0) return html`<p class="empty">No provider 5xx responses this week.</p>`;
+  return html`<table class="provider-5xx"><thead><tr><th>Provider</th><th>Query</th><th class="num">Episodes</th><th class="num">Recovered</th><th class="num">Still failed</th><th class="num">Max attempts</th><th>Tickets</th><th>Upstream errors</th><th>Request ids</th></tr></thead>
+<tbody>${report.provider5xx.map(
+    (r) => html`<tr><td>${r.provider}</td><td class="mono">${r.queryId}</td><td class="num">${r.episodes}</td><td class="num">${r.recovered}</td><td class="num">${r.stillFailed}</td><td class="num">${r.maxAttempts}</td><td>${r.tickets.map((t, i) => html`${i > 0 ? ', ' : ''}<a href="${href(['tickets', t])}">${t}</a>`)}</td><td>${r.upstreamErrors.map((e) => html`<div>${e}</div>`)}</td><td class="mono">${r.requestIds.map((id) => html`<div>${id}</div>`)}</td></tr>`,
+  )}</tbody></table>`;
+}

@@ -1,0 +1,64 @@
+import { answerVersionFixture, HOSTILE } from './dashboard.fixtures';
+import { renderTicket } from './ticket.view';
+
+describe('renderTicket', () => {
+  const v1 = answerVersionFixture({ feedback: [{ commentId: 'c-9', action: 'wrong', reason: 'missed the index', inherited: false }] });
+  const v2 = answerVersionFixture({
+    runId: 'run-2',
+    answerFingerprint: 'c'.repeat(64),
+    publishedAt: '2026-11-21T01:00:00.000Z',
+    trigger: 'continuation',
+    verdict: null,
+    verdictReason: null,
+    feedback: [{ commentId: 'c-9', action: 'wrong', reason: 'missed the index', inherited: true }],
+  });
+
+  it('numbers versions in publication order, shows the newest first with fingerprints and verdicts', () => {
+    const page = renderTicket('SUP-1042', [v1, v2]);
+    expect(page).toContain('2 answer versions');
+    expect(page.indexOf('Answer version 2')).toBeLessThan(page.indexOf('Answer version 1'));
+    expect(page).toContain(`<dd class="mono">${'b'.repeat(64)}</dd>`);
+    expect(page).toContain(`data-fingerprint="${'c'.repeat(64)}"`);
+    expect(page).toContain('Answer version 1 <span class="badge tone-bad">human_better</span>');
+    expect(page).toContain('Answer version 2 <span class="badge tone-muted">not judged yet</span>');
+    expect(page).toContain('<a class="mono" href="/runs/run-2">run-2</a> · continuation');
+  });
+
+  it('marks inherited /ao feedback', () => {
+    const page = renderTicket('SUP-1042', [v1, v2]);
+    expect(page).toContain('<span class="badge tone-bad">wrong</span></td><td>missed the index</td><td>this version</td>');
+    expect(page).toContain('<td>missed the index</td><td><span class="badge tone-muted">inherited from an earlier version</span></td>');
+  });
+
+  it('renders untrusted feedback and answers inert', () => {
+    const page = renderTicket('SUP-1042', [answerVersionFixture({ customerReplyMarkdown: HOSTILE, feedback: [{ commentId: 'c-1', action: 'revise', reason: HOSTILE, inherited: false }] })]);
+    expect(page).not.toMatch(/<script/i);
+  });
+
+  it('shows quality, gaps, evidence status, report membership and where inherited feedback is bound', () => {
+    const page = renderTicket('SUP-1042', [
+      answerVersionFixture({
+        trigger: 'continuation',
+        counted: false,
+        evidenceStatus: 'degraded',
+        aiGaps: ['no owner named'],
+        humanReplyAt: '2026-11-20T12:30:00.000Z',
+        quality: { score: 0, source: 'feedback', judgeReviewRequested: true },
+        feedback: [{ commentId: 'c-9', action: 'wrong', reason: 'r', inherited: true, boundRunId: 'run-0', authorRole: 'support', visibility: 'internal' }],
+      }),
+    ]);
+    expect(page).toContain('<span class="badge tone-warn">degraded</span>');
+    expect(page).toContain('<li>no owner named</li>');
+    expect(page).toContain('<span class="badge tone-bad">bad</span> <small>from /ao feedback; /ao human asked for a Judge review</small>');
+    expect(page).toContain('not counted (trigger continuation)');
+    expect(page).toContain('2026-11-20 20:30');
+    expect(page).toContain('<small>support, internal</small>');
+    expect(page).toContain('bound to <a class="mono" href="/runs/run-0">run-0</a>');
+  });
+
+  it('has an empty state', () => {
+    const page = renderTicket('SUP-1', []);
+    expect(page).toContain('No answer has been published for this ticket.');
+    expect(page).toContain('0 answer versions');
+  });
+});
