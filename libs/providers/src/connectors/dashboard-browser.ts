@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { ProviderError } from '../core/provider-error';
 import type { BrowserStorageState } from './storage-state-store';
 
@@ -23,6 +23,8 @@ export async function openRestrictedBrowser(options: { executablePath?: string; 
   const allowed = new Set(options.allowedOrigins);
   let browser: Browser;
   try {
+    // Loaded on first use: importing the package never requires the browser driver.
+    const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: options.executablePath ?? SYSTEM_CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
   } catch (error) {
     throw new ProviderError('PROVIDER.UNREACHABLE', `the dashboard browser did not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);

@@ -9,7 +9,7 @@ export const PlannedQueryV1 = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'query id must be a safe slug of at most 64 characters'),
   operation: z
-    .enum(['promql_range', 'promql_instant', 'sql', 'top_sql', 'slow_query', 'logs', 'activities', 'cluster_metadata', 'components', 'configuration'])
+    .enum(['promql_range', 'promql_instant', 'sql', 'top_sql', 'statements', 'slow_query', 'logs', 'activities', 'cluster_metadata', 'components', 'configuration'])
     .describe('Read-only operation of the provider package'),
   expression: z.string().min(1).max(4000).describe('PromQL, SQL or log selector; validated inside the provider package'),
   purpose: z.string().min(1).max(300),

@@ -33,7 +33,13 @@ function numberCell(row: DashboardRow, column: string): number | null {
   const raw = row.cells[column];
   if (raw === undefined || raw.trim() === '') return null;
   const n = Number(raw);
-  return Number.isFinite(n) && n >= 0 ? Math.round(n * 1000) / 1000 : null;
+  return Number.isFinite(n) && n >= 0 ? round(n) : null;
+}
+
+/** Three decimals; a value too large to scale stays as it is (still finite). */
+function round(n: number): number {
+  const r = Math.round(n * 1000) / 1000;
+  return Number.isFinite(r) ? r : n;
 }
 
 function digestRef(row: DashboardRow): string | null {
@@ -109,7 +115,8 @@ export function compactSlowQueries(rows: readonly DashboardRow[], limit: number,
     g.count++;
     if (time !== null) {
       g.max = Math.max(g.max ?? 0, time);
-      g.total = Math.round(((g.total ?? 0) + time) * 1000) / 1000;
+      const total = (g.total ?? 0) + time;
+      g.total = Number.isFinite(total) ? round(total) : Number.MAX_VALUE;
     }
     if (mem !== null) g.mem = Math.max(g.mem ?? 0, mem);
     if (at !== null) {
