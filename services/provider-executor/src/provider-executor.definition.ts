@@ -6,6 +6,8 @@ import { BatchExecutionEntity } from './batch-execution.entity';
 import { ExecuteBatchHandler } from './execute-batch/execute-batch.handler';
 import { ProviderExecutorInit1764400000000 } from './migrations/1764400000000-provider-executor-init.migration';
 import { ProviderExecutorRecords1764500000000 } from './migrations/1764500000000-provider-executor-records.migration';
+import { ProviderExecutorBrowserState1764600000000 } from './migrations/1764600000000-provider-executor-browser-state.migration';
+import { configuredPackages } from './providers/provider-packages';
 import { EvidenceRecordingEntity, ProviderHttpAttemptEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderSystemEventEntity } from './persistence/execution-records.entities';
 import { ProviderExecutorBusController } from './provider-executor-bus.controller';
 import { executorOptionsFromEnv, type ExecutorOptions } from './providers/executor-options';
@@ -23,7 +25,7 @@ export function createProviderExecutorDefinition(options?: Partial<ExecutorOptio
     role: 'provider-executor',
     publishes: [Topics.evidenceBatchMaterialized],
     entities: [BatchExecutionEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderHttpAttemptEntity, ProviderSystemEventEntity, EvidenceRecordingEntity],
-    migrations: [ProviderExecutorInit1764400000000, ProviderExecutorRecords1764500000000],
+    migrations: [ProviderExecutorInit1764400000000, ProviderExecutorRecords1764500000000, ProviderExecutorBrowserState1764600000000],
     module: (runtime) => {
       const opts = resolve();
       return {
@@ -33,7 +35,7 @@ export function createProviderExecutorDefinition(options?: Partial<ExecutorOptio
         providers: [
           ExecuteBatchHandler,
           { provide: EXECUTOR_OPTIONS, useValue: opts },
-          { provide: PROVIDER_REGISTRY, useValue: new ProviderRegistry(opts, packages) },
+          { provide: PROVIDER_REGISTRY, useValue: new ProviderRegistry(opts, [...configuredPackages(opts, runtime.dataSource, runtime.schema), ...packages]) },
         ],
       };
     },

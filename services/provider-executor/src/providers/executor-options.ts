@@ -19,11 +19,35 @@ export const PrometheusTargetConfig = z.object({
   bearerToken: z.string().min(1).optional(),
 });
 
+/** A JSON-valued secret setting; the package validates the parsed object itself. */
+function jsonSecret(what: string) {
+  return secret(
+    z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined) return undefined;
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: `${what} must be a JSON object` });
+          return z.NEVER;
+        }
+      }),
+  );
+}
+
 export const ExecutorConfigSchema = z.object({
   /** live: query providers; record: query and keep sanitised results; replay: recorded results only. */
   AOC_EVIDENCE_MODE: z.enum(['live', 'record', 'replay']).default('live'),
   /** Recordings replayed in replay mode; defaults to the bundled example recordings. */
   AOC_EVIDENCE_RECORDINGS: z.string().optional(),
+  /** Clinic package configuration (API base URL and token, CloudConfig, read-only SQL account). */
+  AOC_CLINIC_CONFIG: jsonSecret('AOC_CLINIC_CONFIG'),
+  /** Manus package configuration (targets vida/monica, token, instance-ref key). */
+  AOC_MANUS_CONFIG: jsonSecret('AOC_MANUS_CONFIG'),
+  /** Wetech package configuration (credential profiles, instance-ref key, storage-state seal key). */
+  AOC_WETECH_CONFIG: jsonSecret('AOC_WETECH_CONFIG'),
   /** JSON array of {name, baseUrl, bearerToken?} for the generic Prometheus package. */
   AOC_PROMETHEUS_TARGETS: secret(
     z
@@ -44,6 +68,10 @@ export type ExecutorConfig = z.infer<typeof ExecutorConfigSchema>;
 export interface ExecutorOptions {
   mode: ExecutorConfig['AOC_EVIDENCE_MODE'];
   prometheusTargets: z.infer<typeof PrometheusTargetConfig>[];
+  /** Raw package configurations; each package validates its own and fails fast naming the field. */
+  clinic?: unknown;
+  manus?: unknown;
+  wetech?: unknown;
   /** Bundled recordings available to replay (e.g. the example tickets). */
   recordings: RecordingEntry[];
 }
@@ -53,6 +81,9 @@ export function executorOptionsFromEnv(env: Record<string, string | undefined> =
   return {
     mode: config.AOC_EVIDENCE_MODE,
     prometheusTargets: config.AOC_PROMETHEUS_TARGETS,
+    clinic: config.AOC_CLINIC_CONFIG,
+    manus: config.AOC_MANUS_CONFIG,
+    wetech: config.AOC_WETECH_CONFIG,
     recordings: config.AOC_EVIDENCE_MODE === 'replay' ? loadRecordings(config.AOC_EVIDENCE_RECORDINGS) : [],
   };
 }
