@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   const { startPrometheus } = await import('@aoc/providers');
   const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
   const { BUNDLED_RECORDINGS, RecordingEntry } = await import('@aoc/service-provider-executor');
-  const { RECORDED_EXAMPLES } = await import('./examples/example-series');
+  const { RECORDED_EXAMPLES } = await import('@aoc/launcher');
   const all = new Map<string, ReturnType<typeof RecordingEntry.parse>>();
   for (const example of RECORDED_EXAMPLES) {
     const prom = await startPrometheus(example.series());

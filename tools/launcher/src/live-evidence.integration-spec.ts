@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { startPrometheus, type RunningPrometheus } from '@aoc/providers';
-import { latencyRegressionSeries } from '../../examples/example-series';
+import { latencyRegressionSeries } from './examples/example-series';
 import { startPlatform, type Platform } from './embedded-platform';
 import { loadExample, runExample } from './run-example';
 
