@@ -1,10 +1,12 @@
-// `npm run bench:executor`: makespan of a 12-query batch at concurrency 6 with scripted
-// per-query latencies (a local Prometheus-compatible server on 127.0.0.1), compared with the
-// ideal wave schedule and the pool lower bound measured in the same run, plus the executor's
-// overhead per query (single execution path, validation, sanitisation, summaries).
+// `npm run bench:executor`: makespan of a 12-query Clinic batch at concurrency 6 with scripted
+// per-query latencies (the Clinic API fixture on 127.0.0.1 proxying metrics to a scripted
+// upstream), compared with the ideal wave schedule and the pool lower bound measured in the same
+// run, plus the executor's overhead per query (single execution path, ownership bootstrap,
+// validation, sanitisation, summaries).
 import { createServer } from 'node:http';
 import { cpus } from 'node:os';
-import { executeTool, prometheusPackage } from '@aoc/providers';
+import { clinicBatchTool, executeTool } from '@aoc/providers';
+import { leakyCluster, startClinicFixture } from '../libs/providers/test/clinic-api-fixture';
 
 const QUICK = process.env['BENCH_QUICK'] === '1';
 const ROUNDS = QUICK ? 3 : 10;
@@ -30,11 +32,13 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const address = server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const pkg = prometheusPackage([{ name: 'bench', baseUrl }]);
+  const fixture = await startClinicFixture({ token: 'bench-token-0123456789', cloudConfigToken: 'bench-cc-token-0123456789', clusters: [leakyCluster('org-bench', 'cl-bench', 'dedicated')], metricsUpstream: baseUrl });
+  const pkg = clinicBatchTool({ clinic: { baseUrl: fixture.baseUrl, token: 'bench-token-0123456789' } });
   const input = {
-    target: 'bench',
+    org_id: 'org-bench',
+    cluster_id: 'cl-bench',
     window: { from: '2026-11-20T10:00:00Z', to: '2026-11-20T11:00:00Z' },
-    queries: LATENCIES.map((_, i) => ({ id: `q${i}`, kind: 'range' as const, promql: `bench_q${i}{cluster="c1"}` })),
+    queries: LATENCIES.map((_, i) => ({ id: `q${i}`, operation: 'promql_range' as const, promql: `bench_q${i}{cluster="c1"}` })),
   };
   // Warm-up (JIT, connection pool).
   await executeTool(pkg, input, { now: new Date('2026-11-21T00:00:00Z') });
@@ -46,6 +50,7 @@ async function main(): Promise<void> {
     if (!result.ok || result.details.queries.some((q) => q.status !== 'complete')) throw new Error(`bench batch failed: ${result.text.slice(0, 300)}`);
   }
   server.close();
+  await fixture.stop();
   const median = [...makespans].sort((a, b) => a - b)[Math.floor(makespans.length / 2)];
   const concurrency = 6;
   const waves: number[][] = [];
