@@ -2,9 +2,20 @@ import { Topics } from '@aoc/contracts';
 import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
 import { JudgeAnswerHandler } from './judge-answer/judge-answer.handler';
+import { JUDGE_MODEL, createJudgeModel } from './judge-answer/judge-model.provider';
 import { JudgeBusController } from './judge-bus.controller';
 import { JudgeInit1764400000000 } from './migrations/1764400000000-judge-init.migration';
-import { AnswerEntity, EvaluationEntity, TimelineEntity } from './persistence/judge.entities';
+import { JudgeEvaluation1764500000000 } from './migrations/1764500000000-judge-evaluation.migration';
+import {
+  AnswerEntity,
+  EvaluationEntity,
+  EvaluationFailureEntity,
+  FeedbackBindingEntity,
+  FeedbackCommentEntity,
+  FrozenTicketEntity,
+  TimelineEntity,
+} from './persistence/judge.entities';
+import { RecordInputsHandler } from './record-inputs/record-inputs.handler';
 
 @Module({})
 export class JudgeModule {}
@@ -12,12 +23,18 @@ export class JudgeModule {}
 export const judgeDefinition: ServiceDefinition = {
   role: 'judge',
   publishes: [Topics.evaluationJudged],
-  entities: [AnswerEntity, TimelineEntity, EvaluationEntity],
-  migrations: [JudgeInit1764400000000],
-  module: (runtime) => ({
-    module: JudgeModule,
-    imports: [RuntimeModule.forRoot(runtime)],
-    controllers: [JudgeBusController],
-    providers: [JudgeAnswerHandler],
-  }),
+  entities: [FrozenTicketEntity, AnswerEntity, TimelineEntity, FeedbackBindingEntity, FeedbackCommentEntity, EvaluationEntity, EvaluationFailureEntity],
+  migrations: [JudgeInit1764400000000, JudgeEvaluation1764500000000],
+  module: (runtime) => {
+    // Parsed here so that a bad AOC_MODEL_*_JUDGE key stops the role at boot, naming the key.
+    const judgeModel = createJudgeModel();
+    runtime.logger.info('judge model', judgeModel.description);
+    return {
+      module: JudgeModule,
+      imports: [RuntimeModule.forRoot(runtime)],
+      controllers: [JudgeBusController],
+      providers: [RecordInputsHandler, JudgeAnswerHandler, { provide: JUDGE_MODEL, useValue: judgeModel.model }],
+    };
+  },
 };
+

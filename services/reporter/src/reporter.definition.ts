@@ -1,27 +1,48 @@
-import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
+import { DATA_SOURCE, RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
 import { DashboardController } from './dashboard/dashboard.controller';
 import { ReporterInit1764400000000 } from './migrations/1764400000000-reporter-init.migration';
+import { ReporterReadModels1764500000000 } from './migrations/1764500000000-reporter-read-models.migration';
+import { ProjectAnswersHandler } from './project-answers/project-answers.handler';
 import { RecordRunHandler } from './record-run/record-run.handler';
+import { RecordTimelineHandler } from './record-timeline/record-timeline.handler';
 import { ReporterBusController } from './reporter-bus.controller';
-import { PublishedRunEntity, ReportedEvaluationEntity, RunExecutionEntity } from './reporter.entities';
+import { REPORTER_ENTITIES } from './reporter.entities';
+import { ReporterTables } from './reporter.tables';
+import { REPORTS_READER } from './reports/report.types';
+import { ReportsController } from './reports/reports.controller';
+import { SqlReportsReader } from './reports/reports.query';
 import { RunSummaryController } from './run-summary/run-summary.controller';
 import { RunSummaryQuery } from './run-summary/run-summary.query';
 
 @Module({})
 export class ReporterModule {}
 
+export const REPORTER_MIGRATIONS = [ReporterInit1764400000000, ReporterReadModels1764500000000];
+
 export const reporterDefinition: ServiceDefinition = {
   role: 'reporter',
   publishes: [],
-  entities: [PublishedRunEntity, RunExecutionEntity, ReportedEvaluationEntity],
-  migrations: [ReporterInit1764400000000],
+  entities: REPORTER_ENTITIES,
+  migrations: REPORTER_MIGRATIONS,
   module: (runtime) => ({
     module: ReporterModule,
     imports: [RuntimeModule.forRoot(runtime)],
-    controllers: [ReporterBusController, RunSummaryController, DashboardController],
-    providers: [RecordRunHandler, RunSummaryQuery],
-    exports: [RunSummaryQuery],
+    controllers: [ReporterBusController, RunSummaryController, ReportsController, DashboardController],
+    providers: [
+      { provide: ReporterTables, useValue: new ReporterTables(runtime.schema) },
+      ProjectAnswersHandler,
+      RecordRunHandler,
+      RecordTimelineHandler,
+      RunSummaryQuery,
+      {
+        provide: REPORTS_READER,
+        useFactory: (dataSource: DataSource, tables: ReporterTables) => new SqlReportsReader(dataSource, tables),
+        inject: [DATA_SOURCE, ReporterTables],
+      },
+    ],
+    exports: [RunSummaryQuery, REPORTS_READER],
   }),
   http: { defaultPort: 8085 },
 };

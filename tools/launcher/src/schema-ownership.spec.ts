@@ -15,7 +15,7 @@ describe('schema ownership', () => {
       const statements: string[] = [];
       const runner = { query: async (sql: string) => void statements.push(sql) };
       await (new (migration as unknown as new () => { up(q: unknown): Promise<void> })()).up(runner);
-      const touched = new Set(statements.flatMap((sql) => [...sql.matchAll(/"([a-z_]+)"\."[a-z_]+"/g)].map((m) => m[1])));
+      const touched = new Set(statements.flatMap((sql) => [...sql.matchAll(/"([a-z_]+)"\.(?:"[a-z_]+"|[a-z_]+)/g)].map((m) => m[1])));
       expect([...touched]).toEqual([schemaOf(role)]);
     }
   });

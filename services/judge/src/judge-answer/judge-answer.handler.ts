@@ -1,73 +1,192 @@
 import type { HandlerContext } from '@aoc/bus';
-import { Topics, expectedQualityScore, type RunPublishedV1, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
-import { Injectable } from '@nestjs/common';
-import { AnswerEntity, EvaluationEntity, TimelineEntity } from '../persistence/judge.entities';
-import { rubricJudge } from './rubric-judge';
+import { Topics, type EvaluationJudgedV1 } from '@aoc/contracts';
+import { AocError } from '@aoc/errors';
+import { isTrustedFeedbackSource, parseFeedbackCommand, qualityProjection, type FeedbackBinding } from '@aoc/feedback';
+import { DATA_SOURCE, LOGGER } from '@aoc/service-host';
+import type { Logger } from '@aoc/telemetry';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ModelPort } from '@aoc/agent-runtime';
+import type { DataSource, EntityManager } from 'typeorm';
+import { RecordInputsHandler } from '../record-inputs/record-inputs.handler';
+import { AnswerEntity, EvaluationEntity, EvaluationFailureEntity, FeedbackBindingEntity, FeedbackCommentEntity } from '../persistence/judge.entities';
+import { loadTicketState } from '../persistence/ticket-state.repository';
+import { compareBothOrders, type ComparisonOutcome } from './answer-comparison';
+import { JUDGE_MODEL } from './judge-model.provider';
+import { planJudgments, type JudgmentPlan } from './judge-plan';
+import { applyEvent, type JudgeEvent, type TicketState } from './ticket-state';
 
-export const JUDGE_ENGINE = 'builtin-rubric-v1';
+/** A transient model failure is left to the bus's retries this many times, then parked. */
+export const PARK_TRANSIENT_AFTER_ATTEMPTS = 3;
+/** Failures that the same input would reproduce: not retried until the input changes. */
+const BLOCKING_CODES: ReadonlySet<string> = new Set(['MODEL.REFUSED', 'MODEL.TRUNCATED', 'MODEL.OUTPUT_INVALID']);
+
+type PreparedEntry = { inputDigest: string; outcome: ComparisonOutcome } | { inputDigest: string; error: unknown };
+
+/** Model results computed before the handler's transaction (see `prepare`). */
+export class PreparedJudgments {
+  constructor(readonly entries: ReadonlyMap<string, PreparedEntry>) {}
+}
+
+const ticketKeyOf = (event: JudgeEvent): string =>
+  event.kind === 'ticket' ? event.request.ticketKey : event.kind === 'answer' ? event.run.ticketKey : event.timeline.ticketKey;
 
 /**
- * Judge: keeps each published answer version and the latest ticket timeline, and judges an
- * answer once a human answer exists after it. It never receives execution state.
+ * Judge: keeps the frozen tickets, published answer versions, latest timelines and /ao feedback
+ * of each ticket, and judges an answer version against the human answer once one exists (or a
+ * trusted `/ao human` asks for it). It never sees execution state.
+ *
+ * The model is asked in `prepare`, before the bus opens the handler's transaction, so no
+ * database connection waits on it; the handler recomputes the plan from the stored state and
+ * reuses a prepared result only when its input digest matches (else it asks again).
  */
 @Injectable()
 export class JudgeAnswerHandler {
-  async onPublished(run: RunPublishedV1, ctx: HandlerContext): Promise<void> {
-    await ctx.manager
+  constructor(
+    private readonly inputs: RecordInputsHandler,
+    @Inject(JUDGE_MODEL) private readonly model: ModelPort,
+    @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async prepare(event: JudgeEvent): Promise<PreparedJudgments> {
+    const state = applyEvent(await loadTicketState(this.dataSource.manager, ticketKeyOf(event)), event);
+    const entries = new Map<string, PreparedEntry>();
+    for (const plan of planJudgments(state).plans) {
+      try {
+        entries.set(plan.evaluationId, { inputDigest: plan.inputDigest, outcome: await compareBothOrders(this.model, plan) });
+      } catch (error) {
+        entries.set(plan.evaluationId, { inputDigest: plan.inputDigest, error });
+      }
+    }
+    return new PreparedJudgments(entries);
+  }
+
+  async handle(event: JudgeEvent, ctx: HandlerContext): Promise<void> {
+    await this.inputs.record(event, ctx.manager);
+    await this.judgeTicket(ticketKeyOf(event), ctx);
+  }
+
+  /** Binds feedback, judges what is due, publishes each new evaluation once, refreshes projections. */
+  async judgeTicket(ticketKey: string, ctx: HandlerContext): Promise<void> {
+    const state = await loadTicketState(ctx.manager, ticketKey);
+    const { bindings, plans, feedbackByRun } = planJudgments(state);
+    await this.saveFeedback(ctx.manager, state, bindings);
+    const prepared = ctx.prepared instanceof PreparedJudgments ? ctx.prepared : null;
+    const latest = new Map<string, { evaluationId: string; verdict: EvaluationJudgedV1['verdict'] }>();
+    for (const plan of plans) {
+      let outcome: ComparisonOutcome;
+      try {
+        outcome = await this.outcomeOf(plan, prepared);
+      } catch (error) {
+        if (!(error instanceof AocError)) throw error;
+        if (error.retryable && ctx.attempt < PARK_TRANSIENT_AFTER_ATTEMPTS) throw error;
+        await this.recordFailure(ctx.manager, plan, error);
+        continue;
+      }
+      const projection = qualityProjection(plan.feedback, outcome.fields.verdict);
+      const judgedAt = new Date();
+      const payload: EvaluationJudgedV1 = {
+        evaluationId: plan.evaluationId,
+        runId: plan.answer.runId,
+        ticketKey,
+        answerFingerprint: plan.answer.answerFingerprint,
+        judgedAt: judgedAt.toISOString(),
+        ...outcome.fields,
+      };
+      // The primary key makes a second publication of the same evaluation impossible.
+      await ctx.manager.insert(EvaluationEntity, {
+        evaluationId: plan.evaluationId,
+        runId: plan.answer.runId,
+        ticketKey,
+        answerFingerprint: plan.answer.answerFingerprint,
+        verdict: payload.verdict,
+        verdictReason: payload.verdictReason,
+        judgeEngine: payload.judgeEngine,
+        judgeTrigger: plan.trigger,
+        ordersAgree: outcome.ordersAgree,
+        rawResults: outcome.results,
+        payload,
+        qualityProjection: projection,
+        judgedAt,
+      });
+      await ctx.publish(Topics.evaluationJudged, payload, { idempotencyKey: plan.evaluationId });
+      latest.set(plan.answer.runId, { evaluationId: plan.evaluationId, verdict: payload.verdict });
+      this.logger.info('answer judged', { runId: plan.answer.runId, evaluationId: plan.evaluationId, verdict: payload.verdict, ordersAgree: outcome.ordersAgree, engine: payload.judgeEngine });
+    }
+    // Precedence is recorded, not overridden: the verdict stays the Judge's; the projection beside it follows feedback.
+    for (const answer of state.answers) {
+      const judged = latest.get(answer.runId);
+      const verdict = judged?.verdict ?? state.latestVerdicts.get(answer.runId) ?? null;
+      const projection = qualityProjection(feedbackByRun.get(answer.runId) ?? [], verdict);
+      await ctx.manager.update(
+        AnswerEntity,
+        { runId: answer.runId },
+        {
+          qualityScore: projection.score,
+          qualitySource: projection.source,
+          judgeReviewRequested: projection.judgeReviewRequested,
+          ...(judged ? { latestEvaluationId: judged.evaluationId, latestVerdict: judged.verdict } : {}),
+        },
+      );
+    }
+  }
+
+  private async outcomeOf(plan: JudgmentPlan, prepared: PreparedJudgments | null): Promise<ComparisonOutcome> {
+    const entry = prepared?.entries.get(plan.evaluationId);
+    if (entry && entry.inputDigest === plan.inputDigest) {
+      if ('error' in entry) throw entry.error;
+      return entry.outcome;
+    }
+    return compareBothOrders(this.model, plan);
+  }
+
+  /** Stores new and edited bindings and every trusted /ao comment version (raw feedback is never lost). */
+  private async saveFeedback(manager: EntityManager, state: TicketState, bindings: FeedbackBinding[]): Promise<void> {
+    const before = new Map(state.bindings.map((b) => [b.commentId, b]));
+    const now = new Date();
+    for (const b of bindings) {
+      const old = before.get(b.commentId);
+      if (!old) {
+        await manager.insert(FeedbackBindingEntity, { ...b, ticketKey: state.ticketKey, boundAt: now });
+      } else if (old.action !== b.action || old.reason !== b.reason || old.commentUpdatedAt !== b.commentUpdatedAt) {
+        await manager.update(FeedbackBindingEntity, { commentId: b.commentId }, { action: b.action, reason: b.reason, commentUpdatedAt: b.commentUpdatedAt });
+      }
+    }
+    const raw = (state.timeline?.comments ?? []).filter((c) => isTrustedFeedbackSource(c) && parseFeedbackCommand(c.body) !== null);
+    if (raw.length === 0) return;
+    await manager
       .createQueryBuilder()
       .insert()
-      .into(AnswerEntity)
-      .values({
-        runId: run.runId,
-        ticketKey: run.ticketKey,
-        answerFingerprint: run.answerFingerprint,
-        publishedAt: new Date(run.publishedAt),
-        cutoff: run.cutoff ? new Date(run.cutoff) : null,
-        customerReply: run.customerReplyMarkdown,
-        internalHandoff: run.internalHandoffMarkdown,
-        decision: run.decision,
-        judged: false,
-      })
+      .into(FeedbackCommentEntity)
+      .values(
+        raw.map((c) => ({
+          commentId: c.id,
+          commentUpdatedAt: c.updatedAt,
+          ticketKey: state.ticketKey,
+          commentCreatedAt: c.createdAt,
+          authorRole: c.authorRole,
+          visibility: c.visibility,
+          body: c.body,
+          recordedAt: now,
+        })),
+      )
       .orIgnore()
       .execute();
-    await this.judgePending(run.ticketKey, ctx);
   }
 
-  async onTimeline(timeline: TicketTimelineUpdatedV1, ctx: HandlerContext): Promise<void> {
-    const current = await ctx.manager.findOne(TimelineEntity, { where: { ticketKey: timeline.ticketKey } });
-    // Out-of-order delivery: an older revision never replaces a newer one.
-    if (current && Number(current.revision) >= timeline.revision) return;
-    await ctx.manager.save(TimelineEntity, { ticketKey: timeline.ticketKey, revision: String(timeline.revision), comments: timeline.comments });
-    await this.judgePending(timeline.ticketKey, ctx);
-  }
-
-  private async judgePending(ticketKey: string, ctx: HandlerContext): Promise<void> {
-    const timeline = await ctx.manager.findOne(TimelineEntity, { where: { ticketKey } });
-    if (!timeline) return;
-    const pending = await ctx.manager.find(AnswerEntity, { where: { ticketKey, judged: false }, order: { publishedAt: 'ASC' } });
-    for (const answer of pending) {
-      const result = rubricJudge({
-        customerReply: answer.customerReply,
-        internalHandoff: answer.internalHandoff,
-        decision: answer.decision,
-        anchor: answer.cutoff ?? answer.publishedAt,
-        timeline: timeline.comments,
-      });
-      if (!result) continue;
-      const evaluationId = `eval-${answer.runId}-${answer.answerFingerprint.slice(0, 12)}`;
-      const judgedAt = new Date();
-      await ctx.manager.update(AnswerEntity, { runId: answer.runId }, { judged: true });
-      await ctx.manager.insert(EvaluationEntity, { evaluationId, runId: answer.runId, verdict: result.verdict, judgedAt });
-      await ctx.publish(Topics.evaluationJudged, {
-        evaluationId,
-        runId: answer.runId,
-        ticketKey,
-        answerFingerprint: answer.answerFingerprint,
-        judgedAt: judgedAt.toISOString(),
-        judgeEngine: JUDGE_ENGINE,
-        qualityScore: expectedQualityScore(result.verdict),
-        ...result,
-      });
-    }
+  private async recordFailure(manager: EntityManager, plan: JudgmentPlan, error: AocError): Promise<void> {
+    const existing = await manager.findOne(EvaluationFailureEntity, { where: { evaluationId: plan.evaluationId } });
+    await manager.save(EvaluationFailureEntity, {
+      evaluationId: plan.evaluationId,
+      runId: plan.answer.runId,
+      ticketKey: plan.answer.ticketKey,
+      code: error.code,
+      message: error.message.slice(0, 2000),
+      retryable: error.retryable,
+      blocking: BLOCKING_CODES.has(error.code),
+      failures: (existing?.failures ?? 0) + 1,
+      failedAt: new Date(),
+    });
+    this.logger.warn('answer could not be judged', { runId: plan.answer.runId, evaluationId: plan.evaluationId, code: error.code, retryable: error.retryable });
   }
 }

@@ -25,6 +25,9 @@ export interface RuntimeSignalRow {
   evidenceStatus: 'degraded' | 'failed';
   verdict: Verdict | null;
   failureCodes: string[];
+  /** Every selected provider of the run (never `none`), sorted; `provider` joins them with `+`. */
+  providers?: string[];
+  publishedAt?: string;
 }
 
 export interface ProviderDayHealth {
@@ -36,6 +39,25 @@ export interface ProviderDayHealth {
   failed: number;
   successRate: number | null;
   http: { status200: number; status400: number; status500: number; status502: number; other: number };
+  /** Supplemental queries, listed apart: they are not part of the logical-call success rate above. */
+  supplemental?: { queries: number; succeeded: number; failed: number };
+}
+
+/** All providers of one day together: the success rate weighted by each provider's logical queries. */
+export interface ProviderDayOverall {
+  day: ShanghaiDate;
+  queries: number;
+  succeeded: number;
+  failed: number;
+  successRate: number | null;
+}
+
+/** Where each counted run's comparison anchor lies (see the reporter README). */
+export type AnchorKind = 'public_reply' | 'internal_comment' | 'none';
+
+export interface AnchorCounts {
+  publicReply: number;
+  internalComment: number;
 }
 
 export interface FunnelCounts {
@@ -60,6 +82,12 @@ export interface QualityReport {
   runtimeSignals: RuntimeSignalRow[];
   providerHealth: ProviderDayHealth[];
   funnel: FunnelCounts;
+  /** Weighted overall provider success per day of the period. */
+  providerOverall?: ProviderDayOverall[];
+  /** Counted runs by comparison anchor. */
+  anchors?: AnchorCounts;
+  /** Counted runs whose answer version carries `/ao human` (a Judge review was asked for). */
+  judgeReviewRequested?: number;
 }
 
 export interface Weekly5xxRow {
@@ -89,7 +117,28 @@ export interface AnswerVersionView {
   internalHandoffMarkdown: string;
   verdict: Verdict | null;
   verdictReason: string | null;
-  feedback: { commentId: string; action: string; reason: string; inherited: boolean }[];
+  feedback: {
+    commentId: string;
+    action: string;
+    reason: string;
+    inherited: boolean;
+    /** The run the comment is bound to (differs from runId when inherited). */
+    boundRunId?: string;
+    authorRole?: string;
+    visibility?: string;
+    commentCreatedAt?: string;
+    commentUpdatedAt?: string;
+  }[];
+  mode?: string;
+  /** Counted by the daily/weekly reports (trigger initial or bot_assignment). */
+  counted?: boolean;
+  anchor?: { kind: AnchorKind; at: string | null };
+  /** First public Support comment after the anchor that is not an /ao command. */
+  humanReplyAt?: string | null;
+  evaluationId?: string | null;
+  aiGaps?: string[];
+  quality?: { score: 0 | 1 | null; source: 'feedback' | 'judge' | 'none'; judgeReviewRequested: boolean };
+  evidenceStatus?: string | null;
 }
 
 /** What the dashboard and the HTTP API read; implemented over the reporter's tables. */

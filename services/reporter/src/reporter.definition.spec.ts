@@ -1,0 +1,112 @@
+import { Bus, InMemoryBroker, InMemoryTransport, PostgresBusStore, busTablesDdl } from '@aoc/bus';
+import { TOPIC_REGISTRY, Topics, dlqTopicOf, type Role, type TopicDefinition } from '@aoc/contracts';
+import { createServiceDataSource, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
+import { bootRole, migrateRole, type BootedRole } from '@aoc/service-host';
+import { createLogger } from '@aoc/telemetry';
+import type { DataSource } from 'typeorm';
+import { comment, execution, judged, published, timeline } from '../test/reporter-harness';
+import { reporterDefinition } from './reporter.definition';
+import { REPORTS_READER, type AnswerVersionView, type QualityReport, type ReportsReader } from './reports/report.types';
+
+/** The reporter role as it runs: subscribed on the bus (timeline included), reports over HTTP. */
+describe('reporter role: bus subscriptions and HTTP reports', () => {
+  let pg: EmbeddedPostgres;
+  let dataSource: DataSource;
+  let broker: InMemoryBroker;
+  let reporter: BootedRole;
+  const publishers: Bus[] = [];
+
+  const publisher = async (role: Role, publishes: TopicDefinition[]): Promise<Bus> => {
+    for (const ddl of busTablesDdl(role)) await dataSource.query(ddl);
+    const bus = new Bus({ role, transport: new InMemoryTransport(broker), store: new PostgresBusStore(dataSource, role), publishes });
+    await bus.start();
+    publishers.push(bus);
+    return bus;
+  };
+
+  const get = async (path: string): Promise<{ status: number; body: unknown }> => {
+    const response = await fetch(`${reporter.httpUrl}${path}`);
+    return { status: response.status, body: await response.json() };
+  };
+
+  beforeAll(async () => {
+    pg = await startEmbeddedPostgres();
+    await migrateRole(reporterDefinition, pg.url);
+    dataSource = createServiceDataSource({ url: pg.url, schema: 'public', entities: reporterDefinition.entities as never[], poolSize: 1 });
+    await dataSource.initialize();
+    broker = new InMemoryBroker();
+    for (const t of TOPIC_REGISTRY) {
+      broker.createTopic(t.name, t.partitions);
+      broker.createTopic(dlqTopicOf(t.name), 1);
+    }
+    reporter = await bootRole({ definition: reporterDefinition, transport: { kind: 'memory', broker }, dataSource, httpPort: 0, logger: createLogger('reporter', 'error') });
+  }, 120000);
+
+  afterAll(async () => {
+    for (const bus of publishers) await bus.stop();
+    await reporter?.close();
+    broker?.close();
+    await dataSource?.destroy();
+    await pg?.stop();
+  });
+
+  it('consumes run, execution, evaluation and timeline topics and serves the reports as JSON', async () => {
+    const router = await publisher('router', [Topics.runPublished, Topics.runExecutionRecorded, Topics.ticketTimelineUpdated]);
+    const judge = await publisher('judge', [Topics.evaluationJudged]);
+    await router.transaction(async (uow) => {
+      for (const event of [
+        published('r1', 'SUP-1', '2026-11-20T10:00:00+08:00', { answer: 'a1' }),
+        execution('r1', 'SUP-1', '2026-11-20T10:00:30+08:00', {
+          evidenceStatus: 'degraded',
+          providerQueryEvents: [{ scenarioId: 's1', queryId: 'q1', provider: 'clinic', outcome: 'complete', supplemental: false, at: '2026-11-20T10:00:01+08:00' }],
+        }),
+        timeline('SUP-1', 1, [comment('c1', 'support', 'internal', '2026-11-20T11:00:00+08:00', '/ao wrong: owner is wrong')]),
+      ]) {
+        if (event.topic === 'run.published') await uow.publish(Topics.runPublished, event.payload);
+        if (event.topic === 'run.execution-recorded') await uow.publish(Topics.runExecutionRecorded, event.payload);
+        if (event.topic === 'ticket.timeline-updated') await uow.publish(Topics.ticketTimelineUpdated, event.payload);
+      }
+    });
+    const evaluation = judged('e1', 'r1', 'SUP-1', 'a1', 'equivalent', '2026-11-20T12:00:00+08:00', ['gap']);
+    if (evaluation.topic === 'evaluation.judged') await judge.transaction((uow) => uow.publish(Topics.evaluationJudged, evaluation.payload));
+    await router.flush();
+    await judge.flush();
+
+    const deadline = Date.now() + 30000;
+    let answers: AnswerVersionView[] = [];
+    for (;;) {
+      answers = (await get('/v1/tickets/SUP-1/answers')).body as AnswerVersionView[];
+      if (answers[0]?.verdict && answers[0].feedback.length > 0 && answers[0].evidenceStatus) break;
+      if (Date.now() > deadline) throw new Error(`reporter did not record the events: ${JSON.stringify(answers)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(answers[0]).toMatchObject({ runId: 'r1', verdict: 'equivalent', quality: { score: 0, source: 'feedback' }, feedback: [{ commentId: 'c1', action: 'wrong' }] });
+
+    const daily = await get('/v1/reports/daily?day=2026-11-20');
+    expect(daily.status).toBe(200);
+    expect(daily.body).toMatchObject({ runsCounted: 1, quality: { good: 0, bad: 1, unknown: 0 }, runtimeSignals: [{ runId: 'r1', evidenceStatus: 'degraded' }] });
+    const weekly = await get('/v1/reports/weekly?weekStart=2026-11-16');
+    expect(weekly.body).toMatchObject({ period: { kind: 'weekly', from: '2026-11-16', to: '2026-11-22' }, runsCounted: 1, provider5xx: [] });
+    const health = await get('/v1/providers/health?from=2026-11-20&to=2026-11-20');
+    expect(health.body).toMatchObject([{ day: '2026-11-20', provider: 'clinic', queries: 1, succeeded: 1, successRate: 1 }]);
+
+    const reader = reporter.app.get<ReportsReader>(REPORTS_READER as never);
+    expect(await reader.daily('2026-11-20')).toEqual({ ...(daily.body as QualityReport), generatedAt: expect.any(String) });
+  }, 60000);
+
+  it.each([
+    ['/v1/reports/daily', 'day'],
+    ['/v1/reports/daily?day=2026-13-01', 'day'],
+    ['/v1/reports/daily?day=2026-11-20&day=2026-11-21', 'day'],
+    ['/v1/reports/weekly?weekStart=2026-11-17', 'weekStart'],
+    ['/v1/reports/weekly?weekStart=yesterday', 'weekStart'],
+    ['/v1/providers/health?to=2026-11-20', 'from'],
+    ['/v1/providers/health?from=2026-11-20&to=2026-11-19', 'to'],
+    ['/v1/providers/health?from=2025-01-01&to=2026-11-19', 'to'],
+    ['/v1/tickets/not%20a%20key/answers', 'ticketKey'],
+  ])('GET %s is a 400 naming %s', async (path, field) => {
+    const response = await get(path);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'REPORTER.INVALID_PARAM', field });
+  });
+});
