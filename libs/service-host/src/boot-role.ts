@@ -1,4 +1,4 @@
-import { Bus, BusErrorPassthroughFilter, BusServer, PostgresBusStore } from '@aoc/bus';
+import { Bus, BusServer, PostgresBusStore } from '@aoc/bus';
 import { createServiceDataSource, migrateSchema, schemaOf } from '@aoc/persistence';
 import { createLogger, type Logger } from '@aoc/telemetry';
 import type { INestApplication, INestMicroservice } from '@nestjs/common';
@@ -62,16 +62,15 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
   let httpUrl: string | null = null;
   if (options.httpPort !== undefined) {
     const http = await NestFactory.create(module, { logger: ['error', 'warn'] });
-    // The pass-through filter is for bus handlers only; HTTP keeps Nest's own exception handling.
-    const ms = http.connectMicroservice({ strategy }, { inheritAppConfig: false });
-    ms.useGlobalFilters(new BusErrorPassthroughFilter());
+    // Bus controllers carry @UseFilters(BusErrorPassthroughFilter) themselves; HTTP keeps Nest's
+    // own exception handling.
+    http.connectMicroservice({ strategy }, { inheritAppConfig: false });
     await http.startAllMicroservices();
     await http.listen(options.httpPort, '127.0.0.1');
     httpUrl = (await http.getUrl()).replace('[::1]', '127.0.0.1');
     app = http;
   } else {
     const ms = await NestFactory.createMicroservice(module, { strategy, logger: ['error', 'warn'] });
-    ms.useGlobalFilters(new BusErrorPassthroughFilter());
     await ms.listen();
     app = ms;
   }
