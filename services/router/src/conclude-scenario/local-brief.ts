@@ -1,4 +1,5 @@
 import type { EvidenceBatchMaterializedV1, LocalCausalBriefV1 } from '@aoc/contracts';
+import { fireRule } from './mechanism-rules';
 
 export interface ThreadView {
   scenario: string;
@@ -33,13 +34,27 @@ export function buildLocalBrief(thread: ThreadView, batch: EvidenceBatchMaterial
       undetermined: undetermined.length > 0 ? undetermined : ['the evidence batch returned no facts'],
     };
   }
+  const missing = batch.failures.filter((f) => !f.supplemental).map((f) => f.queryId);
+  const fired = fireRule(thread.scenario, batch.facts, missing);
+  if (fired) {
+    return {
+      observations,
+      counterObservations: fired.counterObservation ? [fired.counterObservation] : [],
+      leadingMechanism: { statement: fired.mechanism.slice(0, 500), strength: fired.rule.strength, openLink: fired.openLink?.slice(0, 500) ?? null },
+      strongestAlternative: thread.strongestAlternative,
+      workloadAttribution: null,
+      mitigationOrHandoff: fired.rule.mitigation,
+      severity: fired.rule.severity,
+      undetermined: undetermined.length > 0 ? undetermined : fired.openLink ? [fired.openLink.slice(0, 500)] : [],
+    };
+  }
   return {
     observations,
     counterObservations: [],
     leadingMechanism: {
-      statement: `Observed signals are consistent with the ${thread.scenario} scenario; the mechanism is not yet established.`,
+      statement: `Observed signals are consistent with the ${thread.scenario} scenario; no mechanism rule matched them.`,
       strength: 'weak',
-      openLink: 'no rule in this build links the observations to a specific mechanism',
+      openLink: 'no rule links these observations to a specific mechanism',
     },
     strongestAlternative: thread.strongestAlternative,
     workloadAttribution: null,

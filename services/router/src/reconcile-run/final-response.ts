@@ -16,6 +16,10 @@ export interface TicketDiagnosis {
   observations: string[];
   undetermined: string[];
   determined: boolean;
+  /** Strong mechanism with no open link. */
+  confident: boolean;
+  /** The leading finding is that the database was healthy. */
+  healthy: boolean;
   needsCustomerContext: string[];
 }
 
@@ -28,7 +32,10 @@ export function reconcile(scenarios: ConcludedScenario[]): TicketDiagnosis {
   const dedupe = (items: string[]) => [...new Set(items)];
   const determined = primary !== null && STRENGTH_RANK[primary.brief.leadingMechanism.strength] >= STRENGTH_RANK.moderate;
   const needsCustomerContext = scenarios.some((s) => s.target === null) ? ['the ID of the affected cluster', 'when the problem started (with time zone)'] : [];
+  const lead = primary?.brief.leadingMechanism;
   return {
+    confident: lead !== undefined && (lead.strength === 'strong' || lead.strength === 'confirmed') && lead.openLink === null,
+    healthy: primary?.brief.severity === 'info' && lead?.strength === 'strong',
     primary,
     alternatives: dedupe(ranked.map((s) => s.brief.strongestAlternative)),
     observations: dedupe(ranked.flatMap((s) => s.brief.observations)).slice(0, 6),
@@ -76,21 +83,26 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
     '',
     diagnosis.observations.length > 0 ? `What the data shows:\n${list(diagnosis.observations)}` : 'We could not retrieve metrics for this cluster yet, so we cannot confirm a cause.',
     '',
-    diagnosis.determined && diagnosis.primary ? `Most likely cause: ${diagnosis.primary.brief.leadingMechanism.statement}` : 'A support engineer is reviewing this and will follow up with findings.',
+    diagnosis.determined && diagnosis.primary
+      ? `${diagnosis.healthy ? 'What we found' : 'Most likely cause'}: ${diagnosis.primary.brief.leadingMechanism.statement}${diagnosis.primary.brief.leadingMechanism.openLink ? `\n\nStill to confirm: ${diagnosis.primary.brief.leadingMechanism.openLink}.` : ''}\n\nSuggested next step: ${diagnosis.primary.brief.mitigationOrHandoff}`
+      : 'A support engineer is reviewing this and will follow up with findings.',
   ].join('\n');
   const internal = [
     `**Evidence boundary:** ${scenarios.map((s) => `${s.scenario} via ${s.provider} (${s.evidenceStatus ?? 'unknown'})`).join('; ')}.`,
     diagnosis.observations.length > 0 ? `**Observations:**\n${list(diagnosis.observations)}` : '**Observations:** none materialised.',
     `**Not determined:**\n${list(diagnosis.undetermined)}`,
     `**Alternatives still open:**\n${list(diagnosis.alternatives)}`,
-    `**Gap owner:** ${diagnosis.determined ? 'none' : 'Support (evidence acquisition)'}.`,
+    `**Leading mechanism (${diagnosis.primary?.brief.leadingMechanism.strength ?? 'undetermined'}):** ${diagnosis.primary?.brief.leadingMechanism.statement ?? 'none'}`,
+    ...(diagnosis.primary?.brief.leadingMechanism.openLink ? [`**Open link:** ${diagnosis.primary.brief.leadingMechanism.openLink}`] : []),
+    `**Gap owner:** ${diagnosis.confident ? 'none' : diagnosis.determined ? 'Support (confirm the open link)' : 'Support (evidence acquisition)'}.`,
     `**Next internal action:** ${diagnosis.primary?.brief.mitigationOrHandoff ?? 'review the ticket manually'}`,
     '**Escalate if:** the symptom persists after the reported window or affects availability.',
   ].join('\n');
   return {
     customerReplyMarkdown: customer,
     internalHandoffMarkdown: internal,
-    decision: diagnosis.determined ? 'internal_only' : 'human_required',
+    // Only a strong, fully linked mechanism (or a clean bill of health) goes out without a human.
+    decision: diagnosis.confident ? 'internal_only' : 'human_required',
     clarificationSimulation: { required: false, requestedContext: [] },
   };
 }
