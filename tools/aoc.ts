@@ -1,0 +1,62 @@
+// `npm run aoc -- analyze <ticket.json> [--mode read|write] [--cutoff ISO] [--json]`
+// Analyses one ticket with every role in this process (embedded defaults, replayed evidence) and
+// prints the two messages, the decision, the evidence status and the verdict.
+import { startTelemetry } from '@aoc/telemetry';
+
+const telemetry = startTelemetry({ serviceName: 'aoc-cli' });
+
+const USAGE = 'usage: aoc analyze <ticket.json> [--mode read|write] [--cutoff ISO-8601] [--json]';
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+async function main(): Promise<number> {
+  const [command, file, ...rest] = process.argv.slice(2);
+  if (command !== 'analyze' || !file) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
+  const request = loadExample(file);
+  const mode = option(rest, '--mode');
+  if (mode !== undefined && mode !== 'read' && mode !== 'write') {
+    process.stderr.write(`--mode must be read or write\n${USAGE}\n`);
+    return 2;
+  }
+  const cutoff = option(rest, '--cutoff');
+  const platform = await startPlatform();
+  try {
+    const { accepted, summary } = await runExample(platform, { ...request, ...(mode ? { mode } : {}), ...(cutoff ? { cutoff, trigger: 'replay' as const } : {}) });
+    if (rest.includes('--json')) {
+      process.stdout.write(JSON.stringify({ ...accepted, ...summary }, null, 2) + '\n');
+    } else {
+      process.stdout.write(
+        [
+          `ticket ${accepted.ticketKey}  run ${accepted.runId}  trace ${accepted.traceId}`,
+          `decision ${summary.decision}; evidence ${summary.evidenceStatus}${summary.failureCodes.length ? ` (${summary.failureCodes.join(', ')})` : ''}; verdict ${summary.verdict ?? 'none'}`,
+          '',
+          '--- customer reply ---',
+          summary.customerReplyMarkdown,
+          '',
+          '--- internal handoff ---',
+          summary.internalHandoffMarkdown,
+          '',
+        ].join('\n'),
+      );
+    }
+    return 0;
+  } finally {
+    await platform.stop();
+    await telemetry.shutdown();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`aoc: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,25 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const aoc = (...args: string[]) =>
+  spawnSync(process.execPath, ['-r', './tools/register.js', 'tools/aoc.ts', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: 'error' }, timeout: 120000 });
+
+describe('aoc CLI', () => {
+  it('explains its usage and exits 2 on a bad command line', () => {
+    const out = aoc('analyse');
+    expect(out.status).toBe(2);
+    expect(out.stderr).toContain('usage: aoc analyze <ticket.json>');
+    expect(aoc('analyze', 'services/router/examples/tickets/no-target.json', '--mode', 'delete').status).toBe(2);
+  });
+
+  it('analyses a ticket file and asks the customer for the missing target', () => {
+    const out = aoc('analyze', 'services/router/examples/tickets/no-target.json', '--json');
+    expect(out.status).toBe(0);
+    const result = JSON.parse(out.stdout) as { ticketKey: string; decision: string; evidenceStatus: string; customerReplyMarkdown: string };
+    expect(result).toMatchObject({ ticketKey: 'SUP-1161', decision: 'human_required', evidenceStatus: 'not_attempted' });
+    expect(result.customerReplyMarkdown).toContain('the ID of the affected cluster');
+    // The injected instruction in the ticket never turns into an action or a query.
+    expect(out.stdout).not.toMatch(/DELETE FROM users/);
+  }, 120000);
+});
