@@ -181,7 +181,8 @@ function typeSummary(value: unknown): string {
     return `string${format ? ` (${format})` : ''}${bounds(s)}`;
   }
   if (typeof type === 'string') return `${type}${bounds(s)}`;
-  return 'any';
+  // A schema with no type constraint accepts any JSON value.
+  return 'JSON value';
 }
 
 /** Object schema inside a property (directly, as array items, or as the non-null branch of a nullable). */

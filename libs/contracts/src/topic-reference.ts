@@ -7,7 +7,7 @@ import type { TopicDefinition } from './topic-definition';
 type JsonSchema = Record<string, unknown>;
 
 function toJsonSchema(schema: z.ZodType, id: string, title: string): JsonSchema {
-  const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }) as JsonSchema;
   return { $id: id, title, ...generated };
 }
 
@@ -28,7 +28,7 @@ export function jsonSchemas(): Record<string, JsonSchema> {
 
 function messageSchema(t: TopicDefinition): JsonSchema {
   const envelope = z.toJSONSchema(EnvelopeMeta, { target: 'draft-2020-12', io: 'input' }) as JsonSchema;
-  const payload = z.toJSONSchema(t.value, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const payload = z.toJSONSchema(t.value, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }) as JsonSchema;
   const props = (envelope['properties'] ?? {}) as Record<string, unknown>;
   const required = (envelope['required'] ?? []) as string[];
   delete envelope['$schema'];
