@@ -1,4 +1,4 @@
-// Bus benchmark: private topics.
+// Bus benchmark: private topics and a contracts view for them (as the bus tests do).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineTopic, dlqTopicOf, type Role, type RoleGrant, type TopicDefinition } from '@aoc/contracts';

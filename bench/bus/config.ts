@@ -1,4 +1,4 @@
-// Bus benchmark: configuration.
+// Bus benchmark: sizes, knobs and endpoints, from the environment.
 import { randomUUID } from 'node:crypto';
 
 export const QUICK = process.env['BENCH_QUICK'] === '1';

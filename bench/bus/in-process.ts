@@ -1,4 +1,4 @@
-// Bus benchmark: in-process.
+// Bus benchmark: the in-process floor (raw InMemoryBroker) and the bus on it with embedded Postgres.
 import type { DataSource } from 'typeorm';
 import { Bus, InMemoryBroker, InMemoryTransport, PostgresBusStore, busTablesDdl } from '@aoc/bus';
 import { createServiceDataSource, startEmbeddedPostgres } from '@aoc/persistence';

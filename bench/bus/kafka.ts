@@ -1,4 +1,4 @@
-// Bus benchmark: kafka.
+// Bus benchmark: the Kafka floor (raw kafkajs) and the bus on Kafka with a real Postgres.
 import { connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';

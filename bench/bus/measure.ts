@@ -1,4 +1,4 @@
-// Bus benchmark: measurement.
+// Bus benchmark: per-hop latency and throughput of one subject (floor or bus).
 import { performance } from 'node:perf_hooks';
 import { BATCH, progress, type Sizes } from './config';
 import { inPhase } from './phase';

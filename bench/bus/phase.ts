@@ -1,4 +1,4 @@
-// Bus benchmark: timeouts.
+// Bus benchmark: timeouts. One watchdog per phase, no per-message timers on the measured path.
 import { CLEANUP_TIMEOUT_MS, PHASE_TIMEOUT_MS, progress } from './config';
 
 export function seconds(limitMs: number): string {

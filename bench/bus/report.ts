@@ -1,4 +1,4 @@
-// Bus benchmark: report.
+// Bus benchmark: the printed table, ratios and details.
 import * as os from 'node:os';
 import { BATCH, KAFKA, MEM, PARTITIONS, QUICK, SKIP_KAFKA, STORE_WARMUP } from './config';
 import { label, type Result } from './measure';

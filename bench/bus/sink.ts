@@ -1,4 +1,4 @@
-// Bus benchmark: arrivals.
+// Bus benchmark: arrivals. Which sequence numbers reached a handler, and who waits for them.
 
 export interface RangeWatch {
   lo: number;

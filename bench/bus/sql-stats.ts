@@ -1,4 +1,4 @@
-// Bus benchmark: sql accounting.
+// Bus benchmark: SQL accounting. Wraps the DataSource's query runners; the bus itself is untouched.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { DataSource, QueryRunner } from 'typeorm';
