@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { runBatch, type BatchLimits } from '../../core/batch-scheduler';
-import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, QueryEvidence } from '../../core/evidence-package';
+import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery } from '../../core/evidence-package';
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
+import { runPlannedBatch } from '../../core/planned-batch';
 import { ProviderError } from '../../core/provider-error';
 import { parseSealKey } from '../../core/sealed-box';
 import { DAY_MS } from '../../core/time-window';
-import { success, type ToolResult } from '../../core/tool-result';
+import type { ToolResult } from '../../core/tool-result';
 import type { ToolSpec } from '../../core/tool-spec';
 import { recordOf } from '../../connectors/http-client';
 import { grafanaQueryRange, grafanaSecrets, type GrafanaDatasource } from '../../connectors/grafana-datasource-connector';
@@ -267,31 +268,7 @@ export function manusPackage(config: ManusConfig): ManusPackage {
     tools: [manusQueryRangeSpec],
     operations: ['promql_range'],
     runBatch: async (request: EvidenceBatchRequest, options: EvidenceRunOptions = {}): Promise<ToolResult<EvidenceBatchDetails>> => {
-      const refused = new Map<string, QueryEvidence>();
-      const accepted: ManusQuery[] = [];
-      for (const q of request.queries) {
-        try {
-          accepted.push(plannedToQuery(q));
-        } catch (error) {
-          const e = error instanceof ProviderError ? error : new ProviderError('PROVIDER.INPUT_INVALID', `queries.${q.id}: not a valid manus query`);
-          refused.set(q.id, { id: q.id, status: 'failed', error_code: e.code, detail_error: e.detail, supplemental: q.supplemental ?? false });
-        }
-      }
-      const supplemental = new Map(request.queries.map((q) => [q.id, q.supplemental ?? false]));
-      let ran = new Map<string, QueryEvidence>();
-      if (accepted.length > 0) {
-        const result = await executeTool(tool, { target: request.target, window: request.window, queries: accepted }, options);
-        if (!result.ok) return result;
-        ran = new Map(
-          result.details.queries.map((q): [string, QueryEvidence] => {
-            const { id, status, error_code, detail_error, ...rest } = q;
-            const evidence: QueryEvidence = status === 'failed' ? { id, status, error_code, detail_error } : { id, status, result: rest };
-            return [id, { ...evidence, supplemental: supplemental.get(id) ?? false }];
-          }),
-        );
-      }
-      const queries = request.queries.map((q) => ran.get(q.id) ?? refused.get(q.id) ?? { id: q.id, status: 'failed' as const, error_code: 'PROVIDER.BUDGET_EXHAUSTED', detail_error: 'query did not run' });
-      return success({ target: request.target, window: request.window, queries });
+      return runPlannedBatch(request, 'manus', plannedToQuery, (queries) => executeTool(tool, { target: request.target, window: request.window, queries }, options));
     },
   };
 }

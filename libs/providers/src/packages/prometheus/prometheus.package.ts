@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { CLINIC_BATCH_LIMITS, runBatch } from '../../core/batch-scheduler';
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
-import type { EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, QueryEvidence } from '../../core/evidence-package';
-import { success } from '../../core/tool-result';
+import type { EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions } from '../../core/evidence-package';
+import { runPlannedBatch } from '../../core/planned-batch';
 import { ProviderError } from '../../core/provider-error';
 import { DAY_MS } from '../../core/time-window';
 import type { ToolSpec } from '../../core/tool-spec';
@@ -150,36 +150,17 @@ export function prometheusEvidencePackage(targets: readonly PrometheusTarget[], 
     name: 'prometheus',
     tools: [prometheusBatchSpec],
     operations: ['promql_range', 'promql_instant'],
-    runBatch: async (request: EvidenceBatchRequest, options: EvidenceRunOptions = {}) => {
-      const offered = request.queries.filter((q) => q.operation === 'promql_range' || q.operation === 'promql_instant');
-      const refused = request.queries.filter((q) => !offered.includes(q));
-      const refusedEvidence: QueryEvidence[] = refused.map((q) => ({
-        id: q.id,
-        status: 'failed',
-        error_code: 'PROVIDER.INPUT_INVALID',
-        detail_error: `operation ${q.operation} is not offered by the prometheus package`,
-        supplemental: q.supplemental ?? false,
-      }));
-      if (offered.length === 0) return success({ target: request.target, window: request.window, queries: refusedEvidence });
-      const result = await executeTool(
-        impl,
-        {
-          target: request.target,
-          window: request.window,
-          queries: offered.map((q) => ({ id: q.id, kind: q.operation === 'promql_range' ? 'range' : 'instant', promql: q.expression, ...(q.stepSeconds ? { stepSeconds: q.stepSeconds } : {}) })),
+    runBatch: (request: EvidenceBatchRequest, options: EvidenceRunOptions = {}) =>
+      runPlannedBatch(
+        request,
+        'prometheus',
+        (q) => {
+          if (q.operation !== 'promql_range' && q.operation !== 'promql_instant') {
+            throw new ProviderError('PROVIDER.INPUT_INVALID', `operation ${q.operation} is not offered by the prometheus package`);
+          }
+          return { id: q.id, kind: q.operation === 'promql_range' ? ('range' as const) : ('instant' as const), promql: q.expression, ...(q.stepSeconds ? { stepSeconds: q.stepSeconds } : {}) };
         },
-        options,
-      );
-      if (!result.ok) return result;
-      const bySupplemental = new Map(request.queries.map((q) => [q.id, q.supplemental ?? false]));
-      const evidence: QueryEvidence[] = result.details.queries.map((q) => {
-        const { id, status, error_code, detail_error, ...rest } = q;
-        return status === 'failed'
-          ? { id, status, error_code, detail_error, supplemental: bySupplemental.get(id) ?? false }
-          : { id, status, result: rest, supplemental: bySupplemental.get(id) ?? false };
-      });
-      const ordered = request.queries.map((q) => [...evidence, ...refusedEvidence].find((e) => e.id === q.id) as QueryEvidence);
-      return success({ target: request.target, window: request.window, queries: ordered });
-    },
+        (queries) => executeTool(impl, { target: request.target, window: request.window, queries }, options),
+      ),
   };
 }

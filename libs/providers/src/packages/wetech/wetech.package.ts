@@ -1,11 +1,12 @@
 import { AocError } from '@aoc/errors';
 import { z } from 'zod';
 import { runBatch, type BatchLimits } from '../../core/batch-scheduler';
-import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, QueryEvidence } from '../../core/evidence-package';
+import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery } from '../../core/evidence-package';
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
+import { runPlannedBatch } from '../../core/planned-batch';
 import { ProviderError } from '../../core/provider-error';
 import { parseSealKey, SealedBoxError } from '../../core/sealed-box';
-import { failure, success, type ToolResult } from '../../core/tool-result';
+import { failure, type ToolResult } from '../../core/tool-result';
 import type { ToolSpec } from '../../core/tool-spec';
 import { playwrightTidbDashboard, type DashboardSession, type DashboardSessionFactory, type DashboardSessionRequest } from '../../connectors/dashboard-tidb-connector';
 import { datasourceProxyPath, GRAFANA_ORIGIN, grafanaQueryRange, type GrafanaDatasource } from '../../connectors/grafana-datasource-connector';
@@ -398,31 +399,9 @@ export function wetechPackage(config: WetechPackageConfig): WetechPackage {
       if (slash <= 0) return failure('PROVIDER.TARGET_REJECTED', 'target: must be <region>/<cluster> of the Wetech inventory');
       const region = request.target.slice(0, slash);
       const cluster = request.target.slice(slash + 1);
-      const refused = new Map<string, QueryEvidence>();
-      const accepted: WetechEntry[] = [];
-      for (const q of request.queries) {
-        try {
-          accepted.push(plannedToEntry(q));
-        } catch (error) {
-          const e = error instanceof ProviderError ? error : new ProviderError('PROVIDER.INPUT_INVALID', `queries.${q.id}: not a valid wetech query`);
-          refused.set(q.id, { id: q.id, status: 'failed', error_code: e.code, detail_error: e.detail, supplemental: q.supplemental ?? false });
-        }
-      }
-      const supplemental = new Map(request.queries.map((q) => [q.id, q.supplemental ?? false]));
-      let ran = new Map<string, QueryEvidence>();
-      if (accepted.length > 0) {
-        const result = await executeTool(tool, { ticketKey: request.ticketKey, region, cluster, window: request.window, queries: accepted }, options);
-        if (!result.ok) return result;
-        ran = new Map(
-          result.details.queries.map((q): [string, QueryEvidence] => {
-            const { id, status, error_code, detail_error, ...rest } = q;
-            const evidence: QueryEvidence = status === 'failed' ? { id, status, error_code, detail_error } : { id, status, result: rest };
-            return [id, { ...evidence, supplemental: supplemental.get(id) ?? false }];
-          }),
-        );
-      }
-      const queries = request.queries.map((q) => ran.get(q.id) ?? refused.get(q.id) ?? { id: q.id, status: 'failed' as const, error_code: 'PROVIDER.BUDGET_EXHAUSTED', detail_error: 'query did not run' });
-      return success({ target: request.target, window: request.window, queries });
+      return runPlannedBatch(request, 'wetech', plannedToEntry, (queries) =>
+        executeTool(tool, { ticketKey: request.ticketKey, region, cluster, window: request.window, queries }, options),
+      );
     },
   };
 }
