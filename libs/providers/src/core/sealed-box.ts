@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
@@ -68,3 +69,17 @@ export function openJson(key: Buffer, purpose: string, token: string): unknown {
     throw new SealedBoxError('malformed', 'token content is not JSON');
   }
 }
+
+/** A configuration field holding a 32-byte key as base64url, base64 or 64 hex characters. */
+export const SealKeyText = z.string().refine(
+  (k) => {
+    try {
+      parseSealKey(k);
+      return true;
+    } catch (e) {
+      if (e instanceof SealedBoxError) return false;
+      throw e;
+    }
+  },
+  { message: 'must be a 32-byte key as base64url, base64 or 64 hex characters' },
+);

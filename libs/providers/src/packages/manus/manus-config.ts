@@ -1,6 +1,6 @@
 import { AocError } from '@aoc/errors';
 import { z } from 'zod';
-import { parseSealKey, SealedBoxError } from '../../core/sealed-box';
+import { SealKeyText } from '../../core/sealed-box';
 import { DATASOURCE_PROXY_PATH, GRAFANA_ORIGIN } from '../../connectors/grafana-datasource-connector';
 
 /** The only targets the Manus package serves. */
@@ -23,18 +23,7 @@ export const ManusConfigSchema = z
     /** The package's own Grafana service-account token; no other package sees it. */
     credential: z.object({ token: z.string().min(8).max(4096) }).strict(),
     /** 32-byte AES-256-GCM key (base64url, base64 or hex) sealing instance references. */
-    instanceRefKey: z.string().refine(
-      (k) => {
-        try {
-          parseSealKey(k);
-          return true;
-        } catch (e) {
-          if (e instanceof SealedBoxError) return false;
-          throw e;
-        }
-      },
-      { message: 'must be a 32-byte key as base64url, base64 or 64 hex characters' },
-    ),
+    instanceRefKey: SealKeyText,
     limits: z
       .object({
         maxSeries: z.number().int().min(1).max(20).default(10),

@@ -5,7 +5,7 @@ import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, Evide
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
 import { runPlannedBatch } from '../../core/planned-batch';
 import { ProviderError } from '../../core/provider-error';
-import { parseSealKey, SealedBoxError } from '../../core/sealed-box';
+import { parseSealKey, SealKeyText } from '../../core/sealed-box';
 import { failure, type ToolResult } from '../../core/tool-result';
 import type { ToolSpec } from '../../core/tool-spec';
 import { playwrightTidbDashboard, type DashboardSession, type DashboardSessionFactory, type DashboardSessionRequest } from '../../connectors/dashboard-tidb-connector';
@@ -60,18 +60,7 @@ export type WetechStorageStateEvent =
 const WetechConfigData = z
   .object({
     credentials: WetechCredentialsSchema,
-    instanceRefKey: z.string().refine(
-      (k) => {
-        try {
-          parseSealKey(k);
-          return true;
-        } catch (e) {
-          if (e instanceof SealedBoxError) return false;
-          throw e;
-        }
-      },
-      { message: 'must be a 32-byte key as base64url, base64 or 64 hex characters' },
-    ),
+    instanceRefKey: SealKeyText,
     limits: z
       .object({
         maxSeries: z.number().int().min(1).max(20).default(10),
