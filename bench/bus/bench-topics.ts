@@ -1,8 +1,7 @@
-// Bus benchmark: private topics and a contracts view for them (as the bus tests do).
+// Bus benchmark: private topics.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineTopic, dlqTopicOf, type Role, type RoleGrant, type TopicDefinition } from '@aoc/contracts';
-import type { ContractsView } from '@aoc/bus';
+import { defineTopic, type Role } from '@aoc/contracts';
 import { PARTITIONS, RUN_TAG } from './config';
 
 export const ROLE: Role = 'router';
@@ -22,17 +21,6 @@ export function benchTopic(part: string) {
 }
 
 export type BenchTopic = ReturnType<typeof benchTopic>;
-
-export function contractsFor(topics: TopicDefinition[]): ContractsView {
-  return {
-    findTopic: (name) => topics.find((t) => t.name === name),
-    knownVersionsOf: (base) => topics.filter((t) => t.baseName === base).map((t) => t.version),
-    grantOf: (role: Role): RoleGrant => {
-      const subscribe = topics.filter((t) => t.consumers.includes(role)).map((t) => t.name);
-      return { role, publish: topics.filter((t) => t.producers.includes(role)).map((t) => t.name), subscribe, deadLetter: subscribe.map(dlqTopicOf) };
-    },
-  };
-}
 
 export const keyOf = (seq: number): string => `k${seq % 60}`;
 

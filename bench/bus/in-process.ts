@@ -1,11 +1,11 @@
 // Bus benchmark: the in-process floor (raw InMemoryBroker) and the bus on it with embedded Postgres.
 import type { DataSource } from 'typeorm';
-import { Bus, InMemoryBroker, InMemoryTransport, PostgresBusStore, busTablesDdl } from '@aoc/bus';
+import { Bus, busTablesDdl, contractsViewOf, InMemoryBroker, InMemoryTransport, PostgresBusStore } from '@aoc/bus';
 import { createServiceDataSource, startEmbeddedPostgres } from '@aoc/persistence';
 import { MEM, PARTITIONS, RUN_TAG, STORE_WARMUP, progress, type Sizes } from './config';
 import { Cleanup, inPhase, releaseIfLate } from './phase';
 import { Sink } from './sink';
-import { ROLE, benchTopic, contractsFor, floorSeq, floorValue, keyOf, type BenchTopic } from './bench-topics';
+import { ROLE, benchTopic, floorSeq, floorValue, keyOf, type BenchTopic } from './bench-topics';
 import { instrument, txRoundTrip, warmStore, type SqlStats } from './sql-stats';
 import { measure, type Result, type TransportName } from './measure';
 import { awaitFirstDelivery } from './kafka';
@@ -105,7 +105,7 @@ export async function inProcessBus(): Promise<Result> {
       transport: new InMemoryTransport(broker),
       store,
       publishes: [topic],
-      contracts: contractsFor([topic]),
+      contracts: contractsViewOf([topic]),
     });
     cleanup.add('stop in-process bus', () => bus.stop());
     return await runBus('in-process', bus, store, topic, sink, ds, sql, MEM, false);

@@ -3,12 +3,12 @@ import { connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
 import { dlqTopicOf } from '@aoc/contracts';
-import { Bus, KafkaTransport, PostgresBusStore, busTablesDdl } from '@aoc/bus';
+import { Bus, busTablesDdl, contractsViewOf, KafkaTransport, PostgresBusStore } from '@aoc/bus';
 import { createServiceDataSource } from '@aoc/persistence';
 import { ADMIN_SASL, DATABASE_URL, KAFKA, KAFKA_BROKERS, PARTITIONS, RUN_TAG, progress } from './config';
 import { Cleanup, errorText, inPhase, releaseIfLate, sleep, withTimeout } from './phase';
 import { Sink } from './sink';
-import { ROLE, benchTopic, contractsFor, floorSeq, floorValue, keyOf } from './bench-topics';
+import { ROLE, benchTopic, floorSeq, floorValue, keyOf } from './bench-topics';
 import { instrument } from './sql-stats';
 import { measure, reserve, type Result } from './measure';
 import { runBus } from './in-process';
@@ -156,7 +156,7 @@ export async function kafkaPart(): Promise<KafkaOutcome> {
       transport,
       store,
       publishes: [busTopic],
-      contracts: contractsFor([busTopic]),
+      contracts: contractsViewOf([busTopic]),
     });
     cleanup.add('stop kafka bus', () => bus.stop());
     results.push(await runBus('kafka', bus, store, busTopic, new Sink(), ds, sql, KAFKA, true));

@@ -7,6 +7,7 @@ import {
   WireEnvelope,
   dlqTopicOf,
   findTopic,
+  grantFor,
   grantOf,
   knownVersionsOf,
   type RoleGrant,
@@ -82,6 +83,15 @@ export interface ContractsView {
 }
 
 export const defaultContracts: ContractsView = { findTopic, grantOf, knownVersionsOf };
+
+/** A contracts view over other topics than the registry's (private topics of tests and benchmarks). */
+export function contractsViewOf(topics: readonly TopicDefinition[]): ContractsView {
+  return {
+    findTopic: (name) => topics.find((t) => t.name === name),
+    knownVersionsOf: (base) => topics.filter((t) => t.baseName === base).map((t) => t.version),
+    grantOf: (role) => grantFor(topics, role),
+  };
+}
 
 interface Registration {
   topic: TopicDefinition;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { DeadLetterV1, dlqTopicOf, type Role, type RoleGrant, type TopicDefinition } from '@aoc/contracts';
+import { DeadLetterV1, dlqTopicOf, type Role, type TopicDefinition } from '@aoc/contracts';
 import { PermanentError, TransientError } from '@aoc/errors';
 import type { DataSource } from 'typeorm';
-import { Bus, BusAclError, PostgresBusStore, busTablesDdl, type ContractsView, type Transport, type OutgoingMessage, type RawMessage } from '../src';
+import { Bus, BusAclError, contractsViewOf, PostgresBusStore, busTablesDdl, type Transport, type OutgoingMessage, type RawMessage } from '../src';
 import { testTopics } from './test-topics';
 
 /** What each transport provides to the shared contract suite. */
@@ -27,17 +27,6 @@ export async function eventually<T>(probe: () => Promise<T | undefined> | T | un
   }
 }
 
-function contractsFor(topics: TopicDefinition[]): ContractsView {
-  return {
-    findTopic: (name) => topics.find((t) => t.name === name),
-    knownVersionsOf: (base) => topics.filter((t) => t.baseName === base).map((t) => t.version),
-    grantOf: (role: Role): RoleGrant => {
-      const subscribe = topics.filter((t) => t.consumers.includes(role)).map((t) => t.name);
-      return { role, publish: topics.filter((t) => t.producers.includes(role)).map((t) => t.name), subscribe, deadLetter: subscribe.map(dlqTopicOf) };
-    },
-  };
-}
-
 function envelopeFor(topic: TopicDefinition, payload: unknown, overrides: Record<string, unknown> = {}): string {
   return JSON.stringify({
     messageId: randomUUID(),
@@ -59,7 +48,7 @@ export function busContractSuite(name: string, harness: () => BusHarness): void 
   describe(`bus contract: ${name}`, () => {
     const runTag = randomUUID().slice(0, 8);
     const topics = testTopics(runTag);
-    const contracts = contractsFor(topics.all);
+    const contracts = contractsViewOf(topics.all);
     const schema = `bus_test_${runTag}`;
     const buses: Bus[] = [];
     let h: BusHarness;

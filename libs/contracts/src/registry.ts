@@ -50,17 +50,20 @@ export interface RoleGrant {
   deadLetter: string[];
 }
 
+/** What one role may do on a set of topics: publish, subscribe, and write the DLQs of what it consumes. */
+export function grantFor(topics: readonly TopicDefinition[], role: Role): RoleGrant {
+  const subscribe = topics.filter((t) => t.consumers.includes(role)).map((t) => t.name);
+  return {
+    role,
+    publish: topics.filter((t) => t.producers.includes(role)).map((t) => t.name),
+    subscribe,
+    deadLetter: subscribe.map(dlqTopicOf),
+  };
+}
+
 /** The role/topic ACL matrix. The in-process bus and the broker ACLs are both derived from it. */
 export function roleGrants(): RoleGrant[] {
-  return ROLES.map((role) => {
-    const subscribe = TOPIC_REGISTRY.filter((t) => t.consumers.includes(role)).map((t) => t.name);
-    return {
-      role,
-      publish: TOPIC_REGISTRY.filter((t) => t.producers.includes(role)).map((t) => t.name),
-      subscribe,
-      deadLetter: subscribe.map(dlqTopicOf),
-    };
-  });
+  return ROLES.map((role) => grantFor(TOPIC_REGISTRY, role));
 }
 
 export function grantOf(role: Role): RoleGrant {
