@@ -1,15 +1,11 @@
+import { quoteIdent } from '@aoc/persistence';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { OutgoingMessage } from '../transport/transport';
 import type { BusStore, BusTransaction } from './bus-store';
 
-function ident(schema: string): string {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`unsafe schema name "${schema}"`);
-  return `"${schema}"`;
-}
-
 /** DDL of the bus tables inside a service's own schema; used by each service's first migration. */
 export function busTablesDdl(schema: string): string[] {
-  const s = ident(schema);
+  const s = quoteIdent(schema);
   return [
     `CREATE SCHEMA IF NOT EXISTS ${s}`,
     `CREATE TABLE IF NOT EXISTS ${s}."bus_inbox" (
@@ -34,7 +30,7 @@ export function busTablesDdl(schema: string): string[] {
 }
 
 export function dropBusTablesDdl(schema: string): string[] {
-  const s = ident(schema);
+  const s = quoteIdent(schema);
   return [`DROP TABLE IF EXISTS ${s}."bus_outbox"`, `DROP TABLE IF EXISTS ${s}."bus_inbox"`];
 }
 
@@ -45,7 +41,7 @@ export class PostgresBusStore implements BusStore {
     private readonly dataSource: DataSource,
     readonly schema: string,
   ) {
-    this.s = ident(schema);
+    this.s = quoteIdent(schema);
   }
 
   async transaction<T>(work: (tx: BusTransaction) => Promise<T>): Promise<T> {
