@@ -1,5 +1,5 @@
-import { BusErrorPassthroughFilter, OnTopic, type HandlerContext } from '@aoc/bus';
-import { Topics, type EvidenceRequestedV1 } from '@aoc/contracts';
+import { BusErrorPassthroughFilter, OnTopic, PrepareTopic, type HandlerContext } from '@aoc/bus';
+import { Topics, type EnvelopeMeta, type EvidenceRequestedV1 } from '@aoc/contracts';
 import { Controller, UseFilters } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { PlanEvidenceHandler } from './plan-evidence/plan-evidence.handler';
@@ -8,6 +8,11 @@ import { PlanEvidenceHandler } from './plan-evidence/plan-evidence.handler';
 @UseFilters(BusErrorPassthroughFilter)
 export class EvidenceBusController {
   constructor(private readonly planEvidence: PlanEvidenceHandler) {}
+
+  @PrepareTopic(Topics.evidenceRequested)
+  prepareEvidenceRequested(@Payload() payload: EvidenceRequestedV1, @Ctx() _envelope: EnvelopeMeta): Promise<unknown> {
+    return this.planEvidence.prepare(payload);
+  }
 
   @OnTopic(Topics.evidenceRequested)
   onEvidenceRequested(@Payload() payload: EvidenceRequestedV1, @Ctx() ctx: HandlerContext): Promise<void> {

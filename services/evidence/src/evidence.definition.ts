@@ -3,6 +3,7 @@ import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
 import { EvidenceBusController } from './evidence-bus.controller';
 import { EvidenceInit1764400000000 } from './migrations/1764400000000-evidence-init.migration';
+import { EVIDENCE_MODEL, createEvidenceModel } from './plan-evidence/evidence-planner.agent';
 import { PlanEvidenceHandler } from './plan-evidence/plan-evidence.handler';
 import { PlannedBatchEntity } from './planned-batch.entity';
 
@@ -14,10 +15,15 @@ export const evidenceDefinition: ServiceDefinition = {
   publishes: [Topics.evidenceBatchPlanned],
   entities: [PlannedBatchEntity],
   migrations: [EvidenceInit1764400000000],
-  module: (runtime) => ({
-    module: EvidenceModule,
-    imports: [RuntimeModule.forRoot(runtime)],
-    controllers: [EvidenceBusController],
-    providers: [PlanEvidenceHandler],
-  }),
+  module: (runtime) => {
+    // Parsed here so that a bad AOC_MODEL_*_EVIDENCE key stops the role at boot, naming the key.
+    const evidenceModel = createEvidenceModel();
+    runtime.logger.info('evidence model', evidenceModel.description);
+    return {
+      module: EvidenceModule,
+      imports: [RuntimeModule.forRoot(runtime)],
+      controllers: [EvidenceBusController],
+      providers: [PlanEvidenceHandler, { provide: EVIDENCE_MODEL, useValue: evidenceModel.model }],
+    };
+  },
 };

@@ -1,32 +1,87 @@
-import { MAX_QUERIES_PER_BATCH, type EvidenceBatchPlannedV1, type EvidenceRequestedV1 } from '@aoc/contracts';
-import { QUERY_TEMPLATES } from './query-templates';
+import { EvidenceRequestedV1, MAX_QUERIES_PER_BATCH, TimeWindow } from '@aoc/contracts';
+import { z } from 'zod';
+import { PROVIDER_OPERATIONS } from './plan-validator';
+import { QUERY_TEMPLATES, QUERY_TEMPLATES_VERSION, type QueryTemplate } from './query-templates';
 
-const SAFE_TARGET = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const SAFE_TARGET = /^[A-Za-z0-9][A-Za-z0-9_/-]{0,127}$/;
 
-/** Plans one bounded read-only batch for a neutral evidence question. */
-export function planEvidence(request: EvidenceRequestedV1): EvidenceBatchPlannedV1 {
-  const base = {
-    runId: request.runId,
-    scenarioId: request.scenarioId,
-    requestId: request.requestId,
-    batchId: `${request.requestId}:b0`,
-    planRevision: 0,
-    provider: request.provider,
-    target: request.target,
-    window: request.window,
-  } as const;
-  if (request.provider === 'none' || request.target === null) {
-    return { ...base, queries: [], plannerNotes: 'No usable provider target was given; nothing can be queried.' };
-  }
-  if (!SAFE_TARGET.test(request.target)) {
-    return { ...base, queries: [], plannerNotes: 'The target is not a safe identifier; no query was planned.' };
-  }
-  const question = request.question.toLowerCase();
-  const chosen = QUERY_TEMPLATES.filter((t) => t.asks.some((a) => question.includes(a))).slice(0, MAX_QUERIES_PER_BATCH);
-  const target = request.target;
-  return {
-    ...base,
-    queries: chosen.map((t) => ({ id: t.id, operation: t.operation, expression: t.expression.replace(/\$TARGET/g, target), purpose: t.purpose })),
-    plannerNotes: chosen.length === 0 ? 'No query template matches what the question asks to measure.' : '',
-  };
+/** A query as a planner writes it: loose strings, so structural mistakes reach the validator. */
+export const DraftQuery = z.object({
+  id: z.string(),
+  operation: z.string(),
+  expression: z.string(),
+  purpose: z.string(),
+  window: TimeWindow.nullable(),
+  stepSeconds: z.number().nullable(),
+});
+export type DraftQuery = z.infer<typeof DraftQuery>;
+
+/** What the Evidence Agent sees: the neutral request (never a reason or hypothesis) and, once, the validator's findings. */
+export const EvidencePlanInputV1 = z.object({
+  request: EvidenceRequestedV1,
+  templatesVersion: z.string(),
+  rewrite: z
+    .object({
+      previousQueries: z.array(DraftQuery),
+      errors: z.array(z.object({ queryId: z.string().nullable(), code: z.string(), field: z.string(), message: z.string() })),
+    })
+    .nullable(),
+});
+export type EvidencePlanInputV1 = z.infer<typeof EvidencePlanInputV1>;
+
+export const EvidencePlanOutputV1 = z.object({
+  queries: z.array(DraftQuery),
+  plannerNotes: z.string().max(1000),
+});
+export type EvidencePlanOutputV1 = z.infer<typeof EvidencePlanOutputV1>;
+
+/** Templates may be limited to some providers (a `providers` list); without one they fit any. */
+function servesProvider(template: QueryTemplate, provider: string): boolean {
+  const providers = (template as { providers?: readonly string[] }).providers;
+  return !providers || providers.includes(provider);
 }
+
+const draft = (q: Omit<DraftQuery, 'window' | 'stepSeconds'> & Partial<Pick<DraftQuery, 'window' | 'stepSeconds'>>): DraftQuery => ({ window: null, stepSeconds: null, ...q });
+
+/**
+ * The built-in Evidence Agent: picks query templates by what the question asks to measure,
+ * keeps only operations the provider serves, binds them to the frozen target, and for a typed
+ * historical comparison plans one independent query per runner-generated window. Its single
+ * rewrite removes exactly the queries the validator rejected.
+ */
+export function builtinPlan(input: EvidencePlanInputV1): EvidencePlanOutputV1 {
+  const { request, rewrite } = input;
+  if (rewrite) {
+    const rejected = new Set(rewrite.errors.map((e) => e.queryId).filter((id): id is string => id !== null));
+    const kept = rewrite.previousQueries.filter((q) => !rejected.has(q.id)).slice(0, MAX_QUERIES_PER_BATCH);
+    const codes = [...new Set(rewrite.errors.map((e) => e.code))].join(', ');
+    return { queries: kept, plannerNotes: `Rewrote the plan once after validation (${codes}): removed ${rejected.size} quer${rejected.size === 1 ? 'y' : 'ies'}.`.slice(0, 1000) };
+  }
+  if (request.provider === 'none' || request.target === null) return { queries: [], plannerNotes: 'No usable provider target was given; nothing can be queried.' };
+  if (!SAFE_TARGET.test(request.target)) return { queries: [], plannerNotes: 'The target is not a safe identifier; no query was planned.' };
+  const question = request.question.toLowerCase();
+  const served = PROVIDER_OPERATIONS[request.provider];
+  const asked = QUERY_TEMPLATES.filter((t) => t.asks.some((a) => question.includes(a)));
+  const chosen = asked.filter((t) => served.includes(t.operation) && servesProvider(t, request.provider));
+  const unserved = asked.filter((t) => !chosen.includes(t));
+  const target = request.target;
+  const bind = (expression: string) => expression.replace(/\$TARGET/g, target);
+  let queries: DraftQuery[];
+  if (request.comparison) {
+    // One independent range query per prior day: the provider never sees a seven-day range.
+    const metric = chosen.find((t) => t.operation === 'promql_range');
+    queries = metric
+      ? request.comparison.windows.map((w, i) => draft({ id: `${metric.id}_prior_${i + 1}d`, operation: metric.operation, expression: bind(metric.expression), purpose: `${metric.purpose}, same clock ${i + 1} day(s) earlier`.slice(0, 300), window: w }))
+      : [];
+  } else {
+    queries = chosen.map((t) => draft({ id: t.id, operation: t.operation, expression: bind(t.expression), purpose: t.purpose }));
+  }
+  const notes = [
+    queries.length === 0 ? 'No query template matches what the question asks to measure.' : '',
+    unserved.length > 0 ? `Not available from ${request.provider}: ${unserved.map((t) => t.purpose).join('; ')}.` : '',
+    queries.length > MAX_QUERIES_PER_BATCH ? `Kept the first ${MAX_QUERIES_PER_BATCH} of ${queries.length} queries.` : '',
+  ].filter(Boolean);
+  return { queries: queries.slice(0, MAX_QUERIES_PER_BATCH), plannerNotes: notes.join(' ').slice(0, 1000) };
+}
+
+export const BUILTIN_PLANNER_MODEL = `evidence-templates:${QUERY_TEMPLATES_VERSION}`;
