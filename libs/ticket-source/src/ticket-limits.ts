@@ -1,0 +1,31 @@
+import type { TicketCommentV1 } from '@aoc/contracts';
+
+/**
+ * Limits of `FrozenTicketV1` / `TicketCommentV1` (libs/contracts, ticket-analysis-requested).
+ * `ticket-limits.spec.ts` proves each one against the contract schema.
+ */
+export const TICKET_LIMITS = {
+  titleLength: 500,
+  descriptionLength: 50000,
+  commentBodyLength: 20000,
+  comments: 200,
+  labels: 32,
+  labelLength: 64,
+} as const;
+
+const TRUNCATION_NOTE = '\n[truncated by auto-oncall]';
+
+/** The text cut to `max` characters, ending with a note when anything was cut. */
+export function truncateText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, Math.max(0, max - TRUNCATION_NOTE.length)) + TRUNCATION_NOTE;
+}
+
+/** Comments oldest first (stable for equal times), keeping only the latest `TICKET_LIMITS.comments`. */
+export function latestComments(comments: readonly TicketCommentV1[]): TicketCommentV1[] {
+  const ordered = comments
+    .map((comment, index) => ({ comment, index, at: Date.parse(comment.createdAt) }))
+    .sort((a, b) => a.at - b.at || a.index - b.index)
+    .map((entry) => entry.comment);
+  return ordered.slice(Math.max(0, ordered.length - TICKET_LIMITS.comments));
+}

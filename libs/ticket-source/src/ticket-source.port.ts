@@ -1,0 +1,40 @@
+import type { FrozenTicketV1, TicketCommentV1 } from '@aoc/contracts';
+
+export type TicketSourceKind = 'json-file' | 'jira';
+
+export interface WriteInternalCommentInput {
+  ticketKey: string;
+  /** Stable per owner job, e.g. `aoc:<runId>:<job>`; one comment per key, ever. */
+  idempotencyKey: string;
+  /** Comment text without the idempotency marker (the adapter appends it). */
+  body: string;
+}
+
+export interface WriteInternalCommentResult {
+  commentId: string;
+  /** False when a comment with this idempotency key already existed and nothing was written. */
+  created: boolean;
+  /** The comment as read back from the source after the write (or lookup), already verified. */
+  readBack: TicketCommentV1;
+}
+
+/**
+ * The port the router uses to read a ticket and to write its analysis back. Adapters: a
+ * directory of JSON files (`JsonFileTicketSource`) and Jira Service Management Cloud
+ * (`JiraTicketSource`). Failures are `AocError`s with `TICKET_SOURCE.*` codes; `retryable`
+ * says whether a later attempt may pass.
+ */
+export interface TicketSource {
+  readonly kind: TicketSourceKind;
+  /** The ticket with its comments (oldest first, at most the contract's maximum, latest kept). */
+  readTicket(key: string): Promise<FrozenTicketV1>;
+  /**
+   * Writes exactly one internal (never customer-visible) comment per idempotency key; a second
+   * call with the same key writes nothing and returns the existing comment. The comment is then
+   * read back and its body and internal visibility verified (`TICKET_SOURCE.READBACK_MISMATCH`).
+   */
+  writeInternalComment(input: WriteInternalCommentInput): Promise<WriteInternalCommentResult>;
+}
+
+/** NestJS injection token for the configured ticket source. */
+export const TICKET_SOURCE = Symbol('TICKET_SOURCE');
