@@ -1,5 +1,5 @@
-import { BusErrorPassthroughFilter, OnTopic, type HandlerContext } from '@aoc/bus';
-import { Topics, type DiagnosisHandoffConsumedV1, type EvidenceBatchMaterializedV1, type ScenarioSelectedV1, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
+import { BusErrorPassthroughFilter, OnTopic, PrepareTopic, type HandlerContext } from '@aoc/bus';
+import { Topics, type DiagnosisHandoffConsumedV1, type EnvelopeMeta, type EvidenceBatchMaterializedV1, type ScenarioSelectedV1, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
 import { Controller, UseFilters } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { AskEvidenceHandler } from './ask-evidence/ask-evidence.handler';
@@ -7,7 +7,10 @@ import { ConcludeScenarioHandler } from './conclude-scenario/conclude-scenario.h
 import { ReconcileRunHandler } from './reconcile-run/reconcile-run.handler';
 import { SelectScenariosHandler } from './select-scenarios/select-scenarios.handler';
 
-/** The router's topic subscriptions; each delegates to its use-case handler. */
+/**
+ * The router's topic subscriptions; each delegates to its use-case handler. Model calls and
+ * ticket write-back run in prepare steps, outside the handlers' transactions.
+ */
 @Controller()
 @UseFilters(BusErrorPassthroughFilter)
 export class RouterBusController {
@@ -17,6 +20,11 @@ export class RouterBusController {
     private readonly concludeScenario: ConcludeScenarioHandler,
     private readonly reconcileRun: ReconcileRunHandler,
   ) {}
+
+  @PrepareTopic(Topics.ticketAnalysisRequested)
+  prepareAnalysisRequested(@Payload() payload: TicketAnalysisRequestedV1, @Ctx() _envelope: EnvelopeMeta): Promise<unknown> {
+    return this.selectScenarios.prepare(payload);
+  }
 
   @OnTopic(Topics.ticketAnalysisRequested)
   onAnalysisRequested(@Payload() payload: TicketAnalysisRequestedV1, @Ctx() ctx: HandlerContext): Promise<void> {
@@ -28,9 +36,19 @@ export class RouterBusController {
     return this.askEvidence.handle(payload, ctx);
   }
 
+  @PrepareTopic(Topics.evidenceBatchMaterialized)
+  prepareBatchMaterialized(@Payload() payload: EvidenceBatchMaterializedV1, @Ctx() _envelope: EnvelopeMeta): Promise<unknown> {
+    return this.concludeScenario.prepare(payload);
+  }
+
   @OnTopic(Topics.evidenceBatchMaterialized)
   onBatchMaterialized(@Payload() payload: EvidenceBatchMaterializedV1, @Ctx() ctx: HandlerContext): Promise<void> {
     return this.concludeScenario.handle(payload, ctx);
+  }
+
+  @PrepareTopic(Topics.diagnosisHandoffConsumed)
+  prepareHandoffConsumed(@Payload() payload: DiagnosisHandoffConsumedV1, @Ctx() _envelope: EnvelopeMeta): Promise<unknown> {
+    return this.reconcileRun.prepare(payload);
   }
 
   @OnTopic(Topics.diagnosisHandoffConsumed)

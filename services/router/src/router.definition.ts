@@ -1,23 +1,53 @@
+import { loadConfig } from '@aoc/config';
 import { Topics } from '@aoc/contracts';
 import type { ServiceDefinition } from '@aoc/service-host';
+import { createTicketSource, ticketSourceConfigShape, ticketSourceSettingsOf, type TicketSource } from '@aoc/ticket-source';
+import { z } from 'zod';
 import { RouterInit1764400000000 } from './migrations/1764400000000-router-init.migration';
+import { RouterDeadlinesRounds1764700000000 } from './migrations/1764700000000-router-deadlines-rounds.migration';
 import { RunEntity } from './persistence/run.entity';
 import { ScenarioThreadEntity } from './persistence/scenario-thread.entity';
+import { createRouterModel } from './router-model';
+import { loadDeadlines, type DeadlineOptions } from './router-options';
 import { RouterModule } from './router.module';
 
-export const routerDefinition: ServiceDefinition = {
-  role: 'router',
-  publishes: [
-    Topics.ticketAnalysisRequested,
-    Topics.ticketTimelineUpdated,
-    Topics.scenarioSelected,
-    Topics.evidenceRequested,
-    Topics.diagnosisHandoffConsumed,
-    Topics.runPublished,
-    Topics.runExecutionRecorded,
-  ],
-  entities: [RunEntity, ScenarioThreadEntity],
-  migrations: [RouterInit1764400000000],
-  module: (runtime) => RouterModule.register(runtime),
-  http: { defaultPort: 8080 },
-};
+export interface RouterDefinitionOptions {
+  /** Overrides of the deadlines read from the environment (tests shorten them). */
+  deadlines?: Partial<DeadlineOptions>;
+  /** A ticket source instance; otherwise built from AOC_TICKET_SOURCE (none when unset). */
+  ticketSource?: TicketSource | null;
+  env?: Record<string, string | undefined>;
+}
+
+/** The router role; every setting is parsed when the role boots, failing fast on bad keys. */
+export function createRouterDefinition(options: RouterDefinitionOptions = {}): ServiceDefinition {
+  return {
+    role: 'router',
+    publishes: [
+      Topics.ticketAnalysisRequested,
+      Topics.ticketTimelineUpdated,
+      Topics.scenarioSelected,
+      Topics.evidenceRequested,
+      Topics.diagnosisHandoffConsumed,
+      Topics.runPublished,
+      Topics.runExecutionRecorded,
+    ],
+    entities: [RunEntity, ScenarioThreadEntity],
+    migrations: [RouterInit1764400000000, RouterDeadlinesRounds1764700000000],
+    module: (runtime) => {
+      const env = options.env ?? process.env;
+      const routerModel = createRouterModel(env);
+      const deadlines = { ...loadDeadlines(env), ...options.deadlines };
+      let ticketSource = options.ticketSource;
+      if (ticketSource === undefined) {
+        const settings = ticketSourceSettingsOf(loadConfig('router', z.object(ticketSourceConfigShape), env));
+        ticketSource = settings ? createTicketSource(settings) : null;
+      }
+      runtime.logger.info('router agents', { ...routerModel.description, deadlines, ticketSource: ticketSource?.kind ?? 'none' });
+      return RouterModule.register(runtime, { model: routerModel.model, deadlines, ticketSource });
+    },
+    http: { defaultPort: 8080 },
+  };
+}
+
+export const routerDefinition: ServiceDefinition = createRouterDefinition();

@@ -1,22 +1,46 @@
+import type { ModelPort } from '@aoc/agent-runtime';
 import { RuntimeModule, type RoleRuntime } from '@aoc/service-host';
+import { TICKET_SOURCE, type TicketSource } from '@aoc/ticket-source';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AskEvidenceHandler } from './ask-evidence/ask-evidence.handler';
 import { ConcludeScenarioHandler } from './conclude-scenario/conclude-scenario.handler';
+import { DeadlineSweeper } from './deadlines/deadline-sweeper';
 import { IntakeController } from './intake/intake.controller';
 import { TicketIntakeService } from './intake/ticket-intake.service';
 import { ReconcileRunHandler } from './reconcile-run/reconcile-run.handler';
 import { RouterBusController } from './router-bus.controller';
+import { ROUTER_MODEL } from './router-model';
+import type { DeadlineOptions } from './router-options';
+import { ROUTER_DEADLINES } from './router.tokens';
 import { SelectScenariosHandler } from './select-scenarios/select-scenarios.handler';
+import { WriteBackService } from './write-back/write-back.service';
+
+export interface RouterModuleOptions {
+  model: ModelPort;
+  deadlines: DeadlineOptions;
+  ticketSource: TicketSource | null;
+}
 
 @Module({})
 export class RouterModule {
-  static register(runtime: RoleRuntime): DynamicModule {
+  static register(runtime: RoleRuntime, options: RouterModuleOptions): DynamicModule {
     return {
       module: RouterModule,
       imports: [RuntimeModule.forRoot(runtime)],
       controllers: [RouterBusController, IntakeController],
-      providers: [TicketIntakeService, SelectScenariosHandler, AskEvidenceHandler, ConcludeScenarioHandler, ReconcileRunHandler],
-      exports: [TicketIntakeService],
+      providers: [
+        TicketIntakeService,
+        SelectScenariosHandler,
+        AskEvidenceHandler,
+        ConcludeScenarioHandler,
+        ReconcileRunHandler,
+        WriteBackService,
+        DeadlineSweeper,
+        { provide: ROUTER_MODEL, useValue: options.model },
+        { provide: ROUTER_DEADLINES, useValue: options.deadlines },
+        { provide: TICKET_SOURCE, useValue: options.ticketSource },
+      ],
+      exports: [TicketIntakeService, DeadlineSweeper],
     };
   }
 }

@@ -8,8 +8,11 @@ export interface ExampleResult {
   summary: RunSummary;
 }
 
-export function loadExample(path: string): AnalyzeTicketRequest {
-  const raw = JSON.parse(readFileSync(path, 'utf8')) as AnalyzeTicketRequest & { description?: string };
+/** A bundled example: a request that carries its ticket (examples never read a ticket source). */
+export type ExampleRequest = AnalyzeTicketRequest & { ticket: NonNullable<AnalyzeTicketRequest['ticket']> };
+
+export function loadExample(path: string): ExampleRequest {
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as ExampleRequest & { description?: string };
   delete raw.description;
   return raw;
 }

@@ -172,7 +172,8 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
       status,
       queries,
       facts,
-      handoff: { observations, gaps: authFailed ? ['Provider authentication failed; this scenario\'s evidence pipeline stopped.', ...gaps].slice(0, 20) : gaps },
+      // The planner's own notes (what it could not cover) are gaps the diagnostic agent must see.
+      handoff: { observations, gaps: [...(authFailed ? ['Provider authentication failed; this scenario\'s evidence pipeline stopped.'] : []), ...(plan.plannerNotes ? [plan.plannerNotes.slice(0, 500)] : []), ...gaps].slice(0, 20) },
       failures: failures.slice(0, 12),
       execution: {
         queryEvents: queries.filter((q) => q.outcome !== 'skipped').map((q) => ({ queryId: q.queryId, outcome: q.outcome as 'complete' | 'empty' | 'failed', supplemental: failures.some((f) => f.queryId === q.queryId && f.supplemental), at: stamp })),

@@ -13,20 +13,32 @@ import { GENERAL_HEALTH, SCENARIO_CATALOG } from '../select-scenarios/scenario-c
 export class AskEvidenceHandler {
   async handle(selected: ScenarioSelectedV1, ctx: HandlerContext): Promise<void> {
     const playbook = SCENARIO_CATALOG.find((p) => p.scenario === selected.scenario) ?? GENERAL_HEALTH;
-    await ctx.manager.insert(ScenarioThreadEntity, {
-      runId: selected.runId,
-      scenarioId: selected.scenarioId,
-      scenario: selected.scenario,
-      provider: selected.provider,
-      target: selected.target,
-      hypothesis: selected.reason,
-      strongestAlternative: playbook.strongestAlternative,
-      question: playbook.question,
-      status: 'asked',
-      evidenceStatus: null,
-      evidenceRecord: null,
-      brief: null,
-    });
+    const thread = await ctx.manager.findOne(ScenarioThreadEntity, { where: { runId: selected.runId, scenarioId: selected.scenarioId } });
+    // Already asked, or concluded by its deadline before this turn ran.
+    if (thread && thread.status !== 'selected') return;
+    if (!thread) {
+      await ctx.manager.insert(ScenarioThreadEntity, {
+        runId: selected.runId,
+        scenarioId: selected.scenarioId,
+        scenario: selected.scenario,
+        provider: selected.provider,
+        target: selected.target,
+        hypothesis: selected.reason,
+        strongestAlternative: playbook.strongestAlternative,
+        question: playbook.question,
+        stopCondition: playbook.stopCondition,
+        window: selected.window,
+        status: 'asked',
+        evidenceStatus: null,
+        evidenceRecord: null,
+        brief: null,
+        round: 0,
+        rounds: [],
+        deadlineAt: null,
+      });
+    } else {
+      await ctx.manager.update(ScenarioThreadEntity, { runId: selected.runId, scenarioId: selected.scenarioId }, { status: 'asked' });
+    }
     await ctx.publish(Topics.evidenceRequested, {
       runId: selected.runId,
       scenarioId: selected.scenarioId,

@@ -1,5 +1,7 @@
-import type { EvidenceBatchMaterializedV1, LocalCausalBriefV1 } from '@aoc/contracts';
+import type { EvidenceFactV1, LocalCausalBriefV1, Severity } from '@aoc/contracts';
+import type { EvidenceRound } from '../persistence/scenario-thread.entity';
 import { fireRule } from './mechanism-rules';
+import { compareWithHistory, type RefinementRule } from './refinement-rules';
 
 export interface ThreadView {
   scenario: string;
@@ -7,17 +9,76 @@ export interface ThreadView {
   strongestAlternative: string;
 }
 
+/** Everything the diagnostic agent consumed over its rounds, in order. */
+export interface EvidenceView {
+  facts: EvidenceFactV1[];
+  observations: string[];
+  gaps: string[];
+  failures: { queryId: string; code: string; supplemental: boolean }[];
+}
+
+export function mergeRounds(rounds: readonly Pick<EvidenceRound, 'facts' | 'observations' | 'gaps' | 'failures'>[]): EvidenceView {
+  return {
+    facts: rounds.flatMap((r) => r.facts),
+    observations: rounds.flatMap((r) => r.observations),
+    gaps: rounds.flatMap((r) => r.gaps),
+    failures: rounds.flatMap((r) => r.failures),
+  };
+}
+
+export interface BriefOptions {
+  /** The refinement asked in round 1, when there was one. */
+  refinement?: RefinementRule | null;
+  /** Set when the scenario deadline ended the thread; names what was still pending. */
+  deadlinePending?: string | null;
+}
+
+/** Robust anomaly score the provider package attached to a metric fact (null when absent). */
+function anomalyOf(f: EvidenceFactV1): number | null {
+  const score = f.attributes['anomalyScore'];
+  return typeof score === 'number' && Number.isFinite(score) ? score : null;
+}
+
+const ANOMALY_THRESHOLD = 3.5;
+
+function fmt(n: unknown): string {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return 'n/a';
+  const abs = Math.abs(n);
+  if (abs !== 0 && (abs < 0.001 || abs >= 1e6)) return n.toExponential(2);
+  return String(Math.round(n * 1000) / 1000);
+}
+
+/** The metric fact deviating most from its own baseline, for metrics no rule knows. */
+export function mostAnomalous(facts: readonly EvidenceFactV1[]): EvidenceFactV1 | null {
+  let best: EvidenceFactV1 | null = null;
+  for (const f of facts) {
+    const score = anomalyOf(f);
+    if (f.kind !== 'metric_summary' || score === null || score < ANOMALY_THRESHOLD) continue;
+    if (!best || score > (anomalyOf(best) ?? 0)) best = f;
+  }
+  return best;
+}
+
+function workloadAttribution(facts: readonly EvidenceFactV1[]): string | null {
+  const top = facts.find((f) => f.kind === 'top_item');
+  if (!top) return null;
+  const unit = top.unit ? ` ${top.unit}` : '';
+  return `${top.subject}: ${String(top.value)}${unit}`.slice(0, 500);
+}
+
+const LOWER: Record<Severity, Severity> = { critical: 'high', high: 'medium', medium: 'low', low: 'low', info: 'info' };
+
 /**
- * Builds a local causal brief from the materialised handoff only. Without observations it says
- * so and leaves the mechanism undetermined instead of guessing.
+ * Builds a local causal brief from the materialised handoffs only. Without observations it says
+ * so and leaves the mechanism undetermined instead of guessing; a metric no rule knows can still
+ * lead, weakly, when it deviates strongly from its own baseline.
  */
-export function buildLocalBrief(thread: ThreadView, batch: EvidenceBatchMaterializedV1): LocalCausalBriefV1 {
-  const observations = batch.handoff.observations.slice(0, 4);
-  const failed = batch.failures.filter((f) => !f.supplemental);
-  const undetermined = [
-    ...batch.handoff.gaps,
-    ...failed.map((f) => `query ${f.queryId} failed (${f.code})`),
-  ].slice(0, 10);
+export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, options: BriefOptions = {}): LocalCausalBriefV1 {
+  const failed = evidence.failures.filter((f) => !f.supplemental);
+  const deadlineNote = options.deadlinePending ? [`the scenario deadline was reached before ${options.deadlinePending}`] : [];
+  const undetermined = [...deadlineNote, ...evidence.gaps, ...failed.map((f) => `query ${f.queryId} failed (${f.code})`)].map((u) => u.slice(0, 500));
+  const cap = (items: string[], fallback: string[]) => (items.length > 0 ? items : fallback).slice(0, 10);
+  let observations = evidence.observations.slice(0, 4);
   if (observations.length === 0) {
     return {
       observations: [],
@@ -31,35 +92,62 @@ export function buildLocalBrief(thread: ThreadView, batch: EvidenceBatchMaterial
       workloadAttribution: null,
       mitigationOrHandoff: 'Hand off to Support: collect the evidence listed under "Not determined" before advising the customer.',
       severity: 'medium',
-      undetermined: undetermined.length > 0 ? undetermined : ['the evidence batch returned no facts'],
+      undetermined: cap(undetermined, ['the evidence batch returned no facts']),
     };
   }
-  const missing = batch.failures.filter((f) => !f.supplemental).map((f) => f.queryId);
-  const fired = fireRule(thread.scenario, batch.facts, missing);
+  const fired = fireRule(
+    thread.scenario,
+    evidence.facts,
+    failed.map((f) => f.queryId),
+  );
+  const counter: string[] = fired?.counterObservation ? [fired.counterObservation] : [];
+  let severity: Severity = fired?.rule.severity ?? 'medium';
+  let mitigation = fired?.rule.mitigation ?? 'Hand off to Support with the observations above; no mitigation is recommended without an established mechanism.';
+  if (options.refinement) {
+    const history = compareWithHistory(options.refinement.query, evidence.facts);
+    if (history.daysWithData === 0) {
+      undetermined.unshift('whether this peak recurs at the same clock on other days: the prior seven days returned no data');
+    } else if (history.comparableDays >= 3) {
+      counter.push(
+        `A comparable peak (at least 80% of today's ${fmt(history.incidentPeak)}) occurred at the same clock on ${history.comparableDays} of the ${history.daysWithData} prior days with data: this load recurs daily rather than being new.`,
+      );
+      severity = LOWER[severity];
+      mitigation = `${mitigation} Because the peak recurs daily, plan capacity for it (scale out or move the recurring job) rather than treat it as a one-off incident.`;
+    } else {
+      observations = [
+        ...observations.slice(0, 3),
+        `At the same clock on the ${history.daysWithData} prior days with data the peak never exceeded ${fmt(history.highestPrior)} (today ${fmt(history.incidentPeak)}): the load is new.`,
+      ];
+    }
+  }
   if (fired) {
     return {
       observations,
-      counterObservations: fired.counterObservation ? [fired.counterObservation] : [],
+      counterObservations: counter.slice(0, 3).map((c) => c.slice(0, 500)),
       leadingMechanism: { statement: fired.mechanism.slice(0, 500), strength: fired.rule.strength, openLink: fired.openLink?.slice(0, 500) ?? null },
       strongestAlternative: thread.strongestAlternative,
-      workloadAttribution: null,
-      mitigationOrHandoff: fired.rule.mitigation,
-      severity: fired.rule.severity,
-      undetermined: undetermined.length > 0 ? undetermined : fired.openLink ? [fired.openLink.slice(0, 500)] : [],
+      workloadAttribution: workloadAttribution(evidence.facts),
+      mitigationOrHandoff: mitigation.slice(0, 1000),
+      severity,
+      undetermined: cap(undetermined, fired.openLink ? [fired.openLink.slice(0, 500)] : []),
     };
   }
+  const deviating = mostAnomalous(evidence.facts);
+  const statement = deviating
+    ? `The strongest deviation from its own baseline is ${deviating.subject}: from a baseline median of ${fmt(deviating.attributes['baselineMedian'])} to ${fmt(deviating.attributes['recentMedian'])} (robust z ${fmt(anomalyOf(deviating))}${typeof deviating.attributes['shiftAt'] === 'string' ? `, from ${deviating.attributes['shiftAt'].slice(11, 16)}Z` : ''}); no mechanism rule of the ${thread.scenario} scenario explains it.`
+    : `Observed signals are consistent with the ${thread.scenario} scenario; no mechanism rule matched them and no series deviates strongly from its baseline.`;
   return {
     observations,
-    counterObservations: [],
+    counterObservations: counter.slice(0, 3),
     leadingMechanism: {
-      statement: `Observed signals are consistent with the ${thread.scenario} scenario; no mechanism rule matched them.`,
+      statement: statement.slice(0, 500),
       strength: 'weak',
-      openLink: 'no rule links these observations to a specific mechanism',
+      openLink: deviating ? 'what links this deviation to the reported symptom' : 'no rule links these observations to a specific mechanism',
     },
     strongestAlternative: thread.strongestAlternative,
-    workloadAttribution: null,
-    mitigationOrHandoff: 'Hand off to Support with the observations above; no mitigation is recommended without an established mechanism.',
-    severity: 'medium',
-    undetermined: undetermined.length > 0 ? undetermined : ['the causal link between the observations and the symptom'],
+    workloadAttribution: workloadAttribution(evidence.facts),
+    mitigationOrHandoff: mitigation.slice(0, 1000),
+    severity,
+    undetermined: cap(undetermined, ['the causal link between the observations and the symptom']),
   };
 }

@@ -1,24 +1,45 @@
 import { AocError } from '@aoc/errors';
-import { BadRequestException, Body, Controller, HttpCode, Post, UnprocessableEntityException } from '@nestjs/common';
+import { BadRequestException, Body, ConflictException, Controller, HttpCode, NotFoundException, Post, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
 import { ZodError } from 'zod';
-import { TicketIntakeService, type AnalyzeTicketAccepted } from './ticket-intake.service';
+import { TicketIntakeService, type AnalyzeTicketAccepted, type PublishReadResult } from './ticket-intake.service';
 
-/** POST /v1/tickets/analyze: accepts a ticket and returns the run id and its trace id. */
+/** Maps intake errors to HTTP: bad fields 400, unknown run 404, not yet publishable 409, other refusals 422, source down 503. */
+async function respond<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ZodError) {
+      throw new BadRequestException({ code: 'INTAKE.REQUEST_INVALID', issues: error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
+    }
+    if (error instanceof AocError) {
+      const body = { code: error.code, message: error.message };
+      if (error.retryable) throw new ServiceUnavailableException(body);
+      if (error.code === 'INTAKE.RUN_NOT_FOUND' || error.code === 'TICKET_SOURCE.NOT_FOUND') throw new NotFoundException(body);
+      if (error.code === 'INTAKE.RUN_NOT_PUBLISHED') throw new ConflictException(body);
+      throw new UnprocessableEntityException(body);
+    }
+    throw error;
+  }
+}
+
+/**
+ * POST /v1/tickets/analyze: accepts a ticket (or a ticket key to read from the ticket source)
+ * and returns the run id and its trace id. POST /v1/tickets/publish-read: writes a published
+ * read-mode answer back to its ticket as one internal comment.
+ */
 @Controller('v1/tickets')
 export class IntakeController {
   constructor(private readonly intake: TicketIntakeService) {}
 
   @Post('analyze')
   @HttpCode(202)
-  async analyze(@Body() body: unknown): Promise<AnalyzeTicketAccepted> {
-    try {
-      return await this.intake.analyze(body as never);
-    } catch (error) {
-      if (error instanceof ZodError) {
-        throw new BadRequestException({ code: 'INTAKE.REQUEST_INVALID', issues: error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
-      }
-      if (error instanceof AocError && !error.retryable) throw new UnprocessableEntityException({ code: error.code, message: error.message });
-      throw error;
-    }
+  analyze(@Body() body: unknown): Promise<AnalyzeTicketAccepted> {
+    return respond(() => this.intake.analyze(body as never));
+  }
+
+  @Post('publish-read')
+  @HttpCode(200)
+  publishRead(@Body() body: unknown): Promise<PublishReadResult> {
+    return respond(() => this.intake.publishRead(body as never));
   }
 }

@@ -1,21 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import { Bus } from '@aoc/bus';
-import { FrozenTicketV1, RunMode, RunTrigger, Topics, type TicketCommentV1, type TimelineCommentV1 } from '@aoc/contracts';
+import { FrozenTicketV1, RunMode, RunTrigger, TicketKey, Topics, type TicketCommentV1, type TimelineCommentV1 } from '@aoc/contracts';
 import { PermanentError } from '@aoc/errors';
 import { timelineFeedback } from '@aoc/feedback';
 import { BUS } from '@aoc/service-host';
-import { Inject, Injectable } from '@nestjs/common';
+import { TICKET_SOURCE, type TicketSource } from '@aoc/ticket-source';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { z } from 'zod';
-import { RunEntity } from '../persistence/run.entity';
+import { RunEntity, type WriteBackState } from '../persistence/run.entity';
+import { DEFAULT_DEADLINES, runDeadline, type DeadlineOptions } from '../router-options';
+import { ROUTER_DEADLINES } from '../router.tokens';
+import { WriteBackService } from '../write-back/write-back.service';
+import { clipOversizedTicket } from './oversized-ticket';
 
-export const AnalyzeTicketRequest = z.object({
-  ticket: FrozenTicketV1,
-  mode: RunMode.default('read'),
-  trigger: RunTrigger.default('initial'),
-  cutoff: z.string().nullable().default(null).describe('Replay cutoff (ISO-8601); required for trigger=replay'),
-});
+export const AnalyzeTicketRequest = z
+  .object({
+    ticket: FrozenTicketV1.optional().describe('The ticket itself; omit it to read ticketKey from the configured ticket source'),
+    ticketKey: TicketKey.optional(),
+    mode: RunMode.default('read'),
+    trigger: RunTrigger.default('initial'),
+    cutoff: z.string().nullable().default(null).describe('Replay cutoff (ISO-8601); required for trigger=replay'),
+  })
+  .refine((r) => r.ticket !== undefined || r.ticketKey !== undefined, { message: 'give either ticket or ticketKey', path: ['ticket'] });
 export type AnalyzeTicketRequest = z.input<typeof AnalyzeTicketRequest>;
+
+export const PublishReadRequest = z.object({ runId: z.string().min(1).max(128) });
+export type PublishReadRequest = z.input<typeof PublishReadRequest>;
+
+export interface PublishReadResult {
+  runId: string;
+  ticketKey: string;
+  writeBack: WriteBackState;
+}
 
 export interface AnalyzeTicketAccepted {
   runId: string;
@@ -23,6 +40,8 @@ export interface AnalyzeTicketAccepted {
   traceId: string;
   cutoff: string | null;
   analysisComments: number;
+  /** What intake had to cut to fit the contract (oversized tickets), if anything. */
+  clipped: string[];
 }
 
 /** Comments the analysis may read: customer-visible, by the customer, not later than the cutoff. */
@@ -65,17 +84,51 @@ export function checkCutoff(cutoff: string | null, trigger: string, ticketCreate
   return new Date(at).toISOString();
 }
 
+/** A ticket created after the request arrived cannot be analysed: its times are not trustworthy. */
+export function checkTicketTimes(ticket: FrozenTicketV1, now: Date): void {
+  const skewMs = 5 * 60_000;
+  if (Date.parse(ticket.createdAt) > now.getTime() + skewMs) throw new PermanentError('INTAKE.TICKET_TIME_INVALID', 'ticket.createdAt lies in the future');
+  const late = ticket.comments.find((c) => Date.parse(c.createdAt) > now.getTime() + skewMs);
+  if (late) throw new PermanentError('INTAKE.TICKET_TIME_INVALID', `comment ${late.id.slice(0, 64)} has a createdAt in the future`);
+}
+
 /** Ticket intake: freezes the ticket, records the run and emits the request and the timeline. */
 @Injectable()
 export class TicketIntakeService {
-  constructor(@Inject(BUS) private readonly bus: Bus) {}
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Optional() @Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions = DEFAULT_DEADLINES,
+    @Optional() @Inject(TICKET_SOURCE) private readonly source: TicketSource | null = null,
+    @Optional() private readonly writeBack: WriteBackService | null = null,
+  ) {}
+
+  /** Writes a published read-mode answer back to its ticket as the one internal comment of its run. */
+  async publishRead(input: PublishReadRequest): Promise<PublishReadResult> {
+    const { runId } = PublishReadRequest.parse(input);
+    const run = await this.bus.transaction((uow) => uow.manager.findOne(RunEntity, { where: { runId } }));
+    if (!run) throw new PermanentError('INTAKE.RUN_NOT_FOUND', `no run ${runId.slice(0, 128)}`);
+    if (run.status !== 'published' || !run.answer) throw new PermanentError('INTAKE.RUN_NOT_PUBLISHED', `run ${runId} has not published an answer yet`);
+    if (!this.writeBack?.configured) throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'no ticket source is configured (AOC_TICKET_SOURCE); nothing can be written back');
+    const writeBack = await this.writeBack.write(run.runId, run.ticketKey, run.answer);
+    await this.bus.transaction((uow) => uow.manager.update(RunEntity, { runId }, { writeBack }));
+    if (writeBack.status === 'failed') throw new PermanentError(writeBack.errorCode ?? 'TICKET_SOURCE.WRITE_FAILED', `writing the internal comment for run ${runId} failed`);
+    return { runId: run.runId, ticketKey: run.ticketKey, writeBack };
+  }
 
   async analyze(input: AnalyzeTicketRequest): Promise<AnalyzeTicketAccepted> {
-    const request = AnalyzeTicketRequest.parse(input);
+    const clipped: string[] = [];
+    const raw = input as { ticket?: unknown };
+    const request = AnalyzeTicketRequest.parse(raw.ticket === undefined ? input : { ...input, ticket: clipOversizedTicket(raw.ticket, clipped) });
+    if (request.mode === 'write' && !this.source) throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'mode=write needs a ticket source (AOC_TICKET_SOURCE) to write the internal comment to');
+    let frozen: FrozenTicketV1;
+    if (request.ticket) frozen = request.ticket;
+    else if (this.source && request.ticketKey) frozen = FrozenTicketV1.parse(clipOversizedTicket(await this.source.readTicket(request.ticketKey), clipped));
+    else throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'ticketKey was given but no ticket source is configured (AOC_TICKET_SOURCE); send the ticket itself');
     const now = new Date();
-    const cutoff = checkCutoff(request.cutoff, request.trigger, request.ticket.createdAt, now);
+    checkTicketTimes(frozen, now);
+    const cutoff = checkCutoff(request.cutoff, request.trigger, frozen.createdAt, now);
     const runId = `run-${now.toISOString().slice(0, 10).replace(/-/g, '')}-${randomUUID().slice(0, 12)}`;
-    const ticket = { ...request.ticket, comments: analysisComments(request.ticket.comments, cutoff) };
+    const ticket = { ...frozen, comments: analysisComments(frozen.comments, cutoff) };
     const tracer = trace.getTracer('@aoc/service-router');
     return tracer.startActiveSpan('ticket.intake', { kind: SpanKind.SERVER, attributes: { 'aoc.run_id': runId, 'aoc.ticket_key': ticket.key } }, async (span) => {
       try {
@@ -92,6 +145,7 @@ export class TicketIntakeService {
             traceId: span.spanContext().traceId,
             answerFingerprint: null,
             publishedAt: null,
+            deadlineAt: runDeadline(now, this.deadlines),
           });
           await uow.publish(Topics.ticketAnalysisRequested, {
             runId,
@@ -106,10 +160,10 @@ export class TicketIntakeService {
             ticketKey: ticket.key,
             observedAt: now.toISOString(),
             revision: now.getTime(),
-            comments: timelineComments(request.ticket.comments, cutoff ? Date.parse(cutoff) : now.getTime()),
+            comments: timelineComments(frozen.comments, cutoff ? Date.parse(cutoff) : now.getTime()),
           });
         });
-        return { runId, ticketKey: ticket.key, traceId: span.spanContext().traceId, cutoff, analysisComments: ticket.comments.length };
+        return { runId, ticketKey: ticket.key, traceId: span.spanContext().traceId, cutoff, analysisComments: ticket.comments.length, clipped };
       } finally {
         span.end();
       }

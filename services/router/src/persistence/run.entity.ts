@@ -40,4 +40,34 @@ export class RunEntity {
 
   @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
   publishedAt!: Date | null;
+
+  /** Shared deadline of the diagnosis chain (22 min after intake by default). */
+  @Column({ name: 'deadline_at', type: 'timestamptz', nullable: true })
+  deadlineAt!: Date | null;
+
+  @Column({ type: 'text', nullable: true })
+  decision!: string | null;
+
+  /** The published pair, kept for publish-read and write-back. */
+  @Column({ type: 'jsonb', nullable: true })
+  answer!: PublishedAnswer | null;
+
+  /** Write mode: the internal comment written back to the ticket source, or why not. */
+  @Column({ name: 'write_back', type: 'jsonb', nullable: true })
+  writeBack!: WriteBackState | null;
+}
+
+export interface PublishedAnswer {
+  customerReplyMarkdown: string;
+  internalHandoffMarkdown: string;
+  decision: string;
+  answerFingerprint: string;
+}
+
+export interface WriteBackState {
+  status: 'written' | 'already_written' | 'failed' | 'skipped';
+  idempotencyKey: string;
+  commentId: string | null;
+  errorCode: string | null;
+  at: string;
 }

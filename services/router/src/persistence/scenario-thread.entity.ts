@@ -1,5 +1,5 @@
-import type { EvidenceBatchMaterializedV1, LocalCausalBriefV1 } from '@aoc/contracts';
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { EvidenceBatchMaterializedV1, EvidenceFactV1, LocalCausalBriefV1, TimeWindow } from '@aoc/contracts';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** Execution state of a scenario's evidence batch; feeds run.execution-recorded only. */
 export interface EvidenceRecord {
@@ -10,10 +10,23 @@ export interface EvidenceRecord {
   execution?: EvidenceBatchMaterializedV1['execution'];
 }
 
-export type ThreadStatus = 'asked' | 'refining' | 'concluded';
+export type ThreadStatus = 'selected' | 'asked' | 'refining' | 'concluded';
+
+/** The compact handoff of one evidence round, as the diagnostic agent consumed it. */
+export interface EvidenceRound {
+  round: number;
+  batchId: string;
+  status: EvidenceBatchMaterializedV1['status'];
+  question: string;
+  facts: EvidenceFactV1[];
+  observations: string[];
+  gaps: string[];
+  failures: { queryId: string; code: string; supplemental: boolean }[];
+}
 
 /** The persistent state of one scenario's diagnostic agent within a run. */
 @Entity({ schema: 'router', name: 'scenario_threads' })
+@Index('scenario_threads_open_deadline', ['deadlineAt'], { where: `"status" <> 'concluded'` })
 export class ScenarioThreadEntity {
   @PrimaryColumn({ name: 'run_id', type: 'text' })
   runId!: string;
@@ -51,4 +64,21 @@ export class ScenarioThreadEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   brief!: LocalCausalBriefV1 | null;
+
+  /** 0 for the first evidence round, 1 once the single adaptive refinement was asked. */
+  @Column({ type: 'int', default: 0 })
+  round!: number;
+
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  rounds!: EvidenceRound[];
+
+  /** min(start + 16 min, shared deadline - publication reserve). */
+  @Column({ name: 'deadline_at', type: 'timestamptz', nullable: true })
+  deadlineAt!: Date | null;
+
+  @Column({ name: 'stop_condition', type: 'text', nullable: true })
+  stopCondition!: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  window!: TimeWindow | null;
 }

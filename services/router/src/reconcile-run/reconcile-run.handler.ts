@@ -1,24 +1,54 @@
 import { answerFingerprint } from '@aoc/answers';
+import type { ModelPort } from '@aoc/agent-runtime';
 import type { HandlerContext } from '@aoc/bus';
 import { LocalCausalBriefV1, Topics, type DiagnosisHandoffConsumedV1 } from '@aoc/contracts';
-import { Injectable } from '@nestjs/common';
-import { RunEntity } from '../persistence/run.entity';
+import { DATA_SOURCE } from '@aoc/service-host';
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource, EntityManager } from 'typeorm';
+import { SCENARIO_DEADLINE_CODE } from '../deadlines/deadline-sweeper';
+import { RunEntity, type PublishedAnswer, type WriteBackState } from '../persistence/run.entity';
 import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
-import { executionRecord, reconcile, writeFinalResponse, type ConcludedScenario } from './final-response';
+import { ROUTER_MODEL } from '../router-model';
+import { WriteBackService } from '../write-back/write-back.service';
+import { executionRecord, reconcile, type ConcludedScenario } from './final-response';
+import { writeResponse, type WrittenResponse } from './final-response.agent';
+
+interface Ready {
+  run: RunEntity;
+  threads: ScenarioThreadEntity[];
+  scenarios: ConcludedScenario[];
+}
+
+interface PreparedPublication {
+  /** Scenario ids and their briefs' batches the response was written from. */
+  basis: string;
+  response: WrittenResponse;
+  fingerprint: string;
+  writeBack: WriteBackState | null;
+}
+
+const basisOf = (threads: readonly ScenarioThreadEntity[]) => threads.map((t) => `${t.scenarioId}@${t.rounds.map((r) => r.batchId).join('+')}`).join(',');
 
 /**
  * Router reconciliation + Final Response: once every scenario of the run has a local brief,
- * publish the answer (run.published) and, separately, the execution state (run.execution-recorded).
+ * write the two messages (model port; decision by the router's rules), write the internal
+ * comment back in write mode, then publish the answer (run.published) and, separately, the
+ * execution state (run.execution-recorded).
  */
 @Injectable()
 export class ReconcileRunHandler {
-  async handle(handoff: DiagnosisHandoffConsumedV1, ctx: HandlerContext): Promise<void> {
-    if (handoff.outcome !== 'brief') return;
-    const run = await ctx.manager.findOneOrFail(RunEntity, { where: { runId: handoff.runId } });
-    if (run.status === 'published') return;
-    const threads = await ctx.manager.find(ScenarioThreadEntity, { where: { runId: handoff.runId }, order: { scenarioId: 'ASC' } });
+  constructor(
+    @Inject(ROUTER_MODEL) private readonly model: ModelPort,
+    @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly writeBack: WriteBackService,
+  ) {}
+
+  private async ready(manager: EntityManager, runId: string): Promise<Ready | null> {
+    const run = await manager.findOne(RunEntity, { where: { runId } });
+    if (!run || run.status === 'published') return null;
+    const threads = await manager.find(ScenarioThreadEntity, { where: { runId }, order: { scenarioId: 'ASC' } });
     const concluded = threads.filter((t) => t.status === 'concluded' && t.brief);
-    if (concluded.length < run.scenarioCount) return;
+    if (concluded.length === 0 || concluded.length < run.scenarioCount) return null;
     const scenarios: ConcludedScenario[] = concluded.map((t) => ({
       scenarioId: t.scenarioId,
       scenario: t.scenario,
@@ -27,11 +57,34 @@ export class ReconcileRunHandler {
       evidenceStatus: t.evidenceStatus,
       brief: LocalCausalBriefV1.parse(t.brief),
     }));
-    const diagnosis = reconcile(scenarios);
-    const response = writeFinalResponse(run.title, diagnosis, scenarios);
+    return { run, threads: concluded, scenarios };
+  }
+
+  /** Network work (model, ticket source) before the transaction; the handler re-checks its basis. */
+  async prepare(handoff: DiagnosisHandoffConsumedV1): Promise<PreparedPublication | null> {
+    if (handoff.outcome !== 'brief') return null;
+    const ready = await this.ready(this.dataSource.manager, handoff.runId);
+    return ready ? this.publication(ready) : null;
+  }
+
+  private async publication({ run, threads, scenarios }: Ready): Promise<PreparedPublication> {
+    const response = await writeResponse(this.model, run.title, reconcile(scenarios), scenarios);
     const fingerprint = answerFingerprint(response.customerReplyMarkdown, response.internalHandoffMarkdown);
+    const answer: PublishedAnswer = { customerReplyMarkdown: response.customerReplyMarkdown, internalHandoffMarkdown: response.internalHandoffMarkdown, decision: response.decision, answerFingerprint: fingerprint };
+    const writeBack = run.mode === 'write' ? await this.writeBack.write(run.runId, run.ticketKey, answer) : null;
+    return { basis: basisOf(threads), response, fingerprint, writeBack };
+  }
+
+  async handle(handoff: DiagnosisHandoffConsumedV1, ctx: HandlerContext): Promise<void> {
+    if (handoff.outcome !== 'brief') return;
+    const ready = await this.ready(ctx.manager, handoff.runId);
+    if (!ready) return;
+    const { run, threads, scenarios } = ready;
+    const prepared = ctx.prepared as PreparedPublication | null | undefined;
+    const { response, fingerprint, writeBack } = prepared && prepared.basis === basisOf(threads) ? prepared : await this.publication(ready);
     const now = new Date();
-    await ctx.manager.update(RunEntity, { runId: run.runId }, { status: 'published', publishedAt: now, answerFingerprint: fingerprint });
+    const answer: PublishedAnswer = { customerReplyMarkdown: response.customerReplyMarkdown, internalHandoffMarkdown: response.internalHandoffMarkdown, decision: response.decision, answerFingerprint: fingerprint };
+    await ctx.manager.update(RunEntity, { runId: run.runId }, { status: 'published', publishedAt: now, answerFingerprint: fingerprint, decision: response.decision, answer, writeBack });
     await ctx.publish(Topics.runPublished, {
       runId: run.runId,
       ticketKey: run.ticketKey,
@@ -45,12 +98,13 @@ export class ReconcileRunHandler {
       answerFingerprint: fingerprint,
       clarificationSimulation: response.clarificationSimulation,
     });
-    const records = concluded.map((t) => t.evidenceRecord ?? { provider: t.provider, queries: [], failures: [] });
+    const records = threads.map((t) => t.evidenceRecord ?? { provider: t.provider, queries: [], failures: [] });
+    const deadlineHit = records.some((r) => r.failures.some((f) => f.code === SCENARIO_DEADLINE_CODE));
     await ctx.publish(Topics.runExecutionRecorded, {
       runId: run.runId,
       ticketKey: run.ticketKey,
       recordedAt: now.toISOString(),
-      responseGeneration: { status: 'succeeded', engine: 'builtin-skeleton-v1' },
+      responseGeneration: { status: response.status === 'fallback' ? 'failed' : deadlineHit ? 'deadline_exceeded' : 'succeeded', engine: response.engine.slice(0, 64) },
       ...executionRecord(scenarios, records),
     });
   }

@@ -1,30 +1,90 @@
-import { Topics, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
+import type { ModelPort } from '@aoc/agent-runtime';
 import type { HandlerContext } from '@aoc/bus';
-import { Injectable } from '@nestjs/common';
+import { Topics, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
+import { Inject, Injectable } from '@nestjs/common';
 import { RunEntity } from '../persistence/run.entity';
+import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
+import { runDeadline, scenarioDeadline, type DeadlineOptions } from '../router-options';
+import { ROUTER_MODEL } from '../router-model';
+import { ROUTER_DEADLINES } from '../router.tokens';
 import { SCENARIO_CATALOG_VERSION } from './scenario-catalog';
-import { selectScenarios } from './select-scenarios';
+import { routeTicket, type Routing } from './scenario-router.agent';
 
-/** Scenario Router: picks scenarios, entity, absolute window, provider and a reason for each. */
+/**
+ * Scenario Router: picks scenarios, entity, absolute window, provider and a reason for each,
+ * opens one diagnostic thread per scenario with its deadline, and announces each scenario.
+ */
 @Injectable()
 export class SelectScenariosHandler {
+  constructor(
+    @Inject(ROUTER_MODEL) private readonly model: ModelPort,
+    @Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions,
+  ) {}
+
+  /** The model call, outside the handler's transaction. */
+  prepare(request: TicketAnalysisRequestedV1): Promise<Routing> {
+    return routeTicket(this.model, request);
+  }
+
   async handle(request: TicketAnalysisRequestedV1, ctx: HandlerContext): Promise<void> {
-    const selection = selectScenarios(request);
-    await ctx.manager.update(RunEntity, { runId: request.runId }, { status: 'diagnosing', scenarioCount: selection.scenarios.length });
-    for (const { playbook, matchedSignals } of selection.scenarios) {
-      const why = matchedSignals.length > 0 ? `the ticket mentions ${matchedSignals.map((s) => `"${s}"`).join(', ')}` : 'no specific symptom matched the catalog';
-      const targetNote = selection.targetProblem ? `; no provider target: ${selection.targetProblem}` : `; target cluster ${selection.target}`;
+    const now = new Date();
+    let run = await ctx.manager.findOne(RunEntity, { where: { runId: request.runId } });
+    if (!run) {
+      // Requests that did not come through intake (optimizer replays) get their run row here.
+      await ctx.manager.insert(RunEntity, {
+        runId: request.runId,
+        ticketKey: request.ticketKey,
+        title: request.ticket.title,
+        mode: request.mode,
+        trigger: request.trigger,
+        cutoff: request.cutoff ? new Date(request.cutoff) : null,
+        status: 'requested',
+        scenarioCount: 0,
+        traceId: null,
+        answerFingerprint: null,
+        publishedAt: null,
+        deadlineAt: runDeadline(now, this.deadlines),
+      });
+      run = await ctx.manager.findOneOrFail(RunEntity, { where: { runId: request.runId } });
+    }
+    if (run.status !== 'requested') return;
+    const routing = (ctx.prepared as Routing | undefined) ?? (await this.prepare(request));
+    const deadlineAt = run.deadlineAt ?? runDeadline(run.createdAt, this.deadlines);
+    await ctx.manager.update(RunEntity, { runId: request.runId }, { status: 'diagnosing', scenarioCount: routing.scenarios.length, deadlineAt });
+    const threadDeadline = scenarioDeadline(now, deadlineAt, this.deadlines);
+    for (const { playbook, reason } of routing.scenarios) {
+      const targetNote = routing.targetProblem ? `; no provider target: ${routing.targetProblem}` : `; target ${routing.target} via ${routing.provider}`;
+      const fullReason = `Suspect ${playbook.hypothesis}: ${reason}${targetNote}.`.slice(0, 1000);
+      await ctx.manager.insert(ScenarioThreadEntity, {
+        runId: request.runId,
+        scenarioId: playbook.scenario,
+        scenario: playbook.scenario,
+        provider: routing.provider,
+        target: routing.target,
+        hypothesis: fullReason,
+        strongestAlternative: playbook.strongestAlternative,
+        question: playbook.question,
+        stopCondition: playbook.stopCondition,
+        window: routing.window,
+        status: 'selected',
+        evidenceStatus: null,
+        evidenceRecord: null,
+        brief: null,
+        round: 0,
+        rounds: [],
+        deadlineAt: threadDeadline,
+      });
       await ctx.publish(Topics.scenarioSelected, {
         runId: request.runId,
         ticketKey: request.ticketKey,
         scenarioId: playbook.scenario,
         scenario: playbook.scenario,
         catalogVersion: SCENARIO_CATALOG_VERSION,
-        entity: selection.entity,
-        window: selection.window,
-        provider: selection.provider,
-        target: selection.target,
-        reason: `Suspect ${playbook.hypothesis}: ${why}${targetNote}.`,
+        entity: routing.entity,
+        window: routing.window,
+        provider: routing.provider,
+        target: routing.target,
+        reason: fullReason,
       });
     }
   }

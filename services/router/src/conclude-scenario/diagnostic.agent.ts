@@ -1,0 +1,116 @@
+import type { BuiltinRegistry, Instructions, ModelPort } from '@aoc/agent-runtime';
+import { EvidenceFactV1, LocalCausalBriefV1, TimeWindow } from '@aoc/contracts';
+import { AocError } from '@aoc/errors';
+import { z } from 'zod';
+import { buildLocalBrief, mergeRounds } from './local-brief';
+import { MECHANISM_RULES_VERSION } from './mechanism-rules';
+import { REFINEMENT_RULES, REFINEMENT_RULES_VERSION, chooseRefinement } from './refinement-rules';
+
+export const DIAGNOSTIC_INSTRUCTIONS: Instructions = {
+  id: 'router.scenario-diagnostic',
+  version: '2026-11-29.1',
+  text: [
+    'You are the diagnostic agent of one scenario of a database support ticket. The input holds the scenario, the router\'s',
+    'reason as a hypothesis to test (not a fact), its strongest alternative, the neutral question you asked, and the compact',
+    'facts, observations, gaps and failures of each evidence round. Conclude a local causal brief: at most 4 load-bearing',
+    'observations and 3 counter-observations taken from the facts, one leading mechanism with its causal strength',
+    '(confirmed, strong, moderate, weak, undetermined) and the exact open link not yet shown (null only when nothing is open),',
+    'the strongest alternative, workload attribution (or null), a mitigation or handoff, a severity, and what could not be',
+    'determined. Never state a number, entity or time that is not in the facts. When round is 0 and refinementAvailable',
+    'is true you may instead ask the single typed refinement (decision "refine") if a new factual finding makes the',
+    'historical comparison load-bearing for severity or mitigation; otherwise decide "conclude".',
+  ].join('\n'),
+};
+
+export const EvidenceRoundInput = z.object({
+  round: z.number().int().min(0).max(1),
+  status: z.string(),
+  question: z.string(),
+  facts: z.array(EvidenceFactV1),
+  observations: z.array(z.string()),
+  gaps: z.array(z.string()),
+  failures: z.array(z.object({ queryId: z.string(), code: z.string(), supplemental: z.boolean() })),
+});
+
+export const DiagnosticInputV1 = z.object({
+  scenario: z.string(),
+  hypothesis: z.string(),
+  strongestAlternative: z.string(),
+  window: TimeWindow,
+  round: z.number().int().min(0).max(1),
+  refinementAvailable: z.boolean(),
+  refinementKinds: z.array(z.string()),
+  rounds: z.array(EvidenceRoundInput),
+  rulesVersion: z.string(),
+});
+export type DiagnosticInputV1 = z.infer<typeof DiagnosticInputV1>;
+
+export const DiagnosticOutputV1 = z.object({
+  decision: z.enum(['conclude', 'refine']),
+  brief: LocalCausalBriefV1.nullable(),
+  refinement: z
+    .object({
+      kind: z.literal('prior_7_daily_same_clock'),
+      question: z.string().min(1).max(1000),
+      stopCondition: z.string().min(1).max(500),
+    })
+    .nullable(),
+});
+export type DiagnosticOutputV1 = z.infer<typeof DiagnosticOutputV1>;
+
+const refinementAsked = (input: DiagnosticInputV1) => {
+  if (input.rounds.length < 2) return null;
+  // One typed refinement per scenario: the second round is its historical comparison.
+  return REFINEMENT_RULES.find((r) => r.scenario === input.scenario) ?? null;
+};
+
+/** The built-in diagnostic agent: mechanism rules, anomaly ranking, and the refinement rules. */
+export function builtinDiagnose(input: DiagnosticInputV1): DiagnosticOutputV1 {
+  const evidence = mergeRounds(input.rounds);
+  if (input.round === 0 && input.refinementAvailable) {
+    const chosen = chooseRefinement(input.scenario, evidence.facts);
+    if (chosen) return { decision: 'refine', brief: null, refinement: { kind: chosen.rule.kind, question: chosen.question, stopCondition: chosen.stopCondition } };
+  }
+  return { decision: 'conclude', brief: buildLocalBrief(input, evidence, { refinement: refinementAsked(input) }), refinement: null };
+}
+
+export const BUILTIN_DIAGNOSTIC_MODEL = `diagnostic-rules:${MECHANISM_RULES_VERSION}+${REFINEMENT_RULES_VERSION}`;
+
+export function registerBuiltinDiagnostic(registry: BuiltinRegistry): BuiltinRegistry {
+  return registry.register({
+    role: 'scenario_diagnostic',
+    instructionsId: DIAGNOSTIC_INSTRUCTIONS.id,
+    model: BUILTIN_DIAGNOSTIC_MODEL,
+    run: (input) => builtinDiagnose(DiagnosticInputV1.parse(input)),
+  });
+}
+
+export type DiagnosticStep =
+  | { decision: 'conclude'; brief: LocalCausalBriefV1; engine: string }
+  | { decision: 'refine'; question: string; stopCondition: string; kind: 'prior_7_daily_same_clock'; engine: string };
+
+/**
+ * One turn of the diagnostic agent through the model port, held to the protocol: a refinement
+ * only in round 0 and only once; a conclusion must carry a brief. A model that breaks the
+ * protocol or produces nothing usable is replaced by the built-in brief over the same facts,
+ * which says what it could not determine (retryable transport errors go back to the bus).
+ */
+export async function diagnoseTurn(model: ModelPort, input: DiagnosticInputV1): Promise<DiagnosticStep> {
+  let output: DiagnosticOutputV1;
+  let engine: string;
+  try {
+    const result = await model.invoke({ role: 'scenario_diagnostic', instructions: DIAGNOSTIC_INSTRUCTIONS, input, output: DiagnosticOutputV1 });
+    output = result.output;
+    engine = result.model;
+  } catch (error) {
+    if (error instanceof AocError && error.retryable) throw error;
+    output = builtinDiagnose({ ...input, refinementAvailable: false });
+    engine = `${BUILTIN_DIAGNOSTIC_MODEL} (fallback: ${error instanceof AocError ? error.code : 'MODEL.UNEXPECTED'})`;
+  }
+  if (output.decision === 'refine' && output.refinement && input.round === 0 && input.refinementAvailable) {
+    return { decision: 'refine', question: output.refinement.question, stopCondition: output.refinement.stopCondition, kind: output.refinement.kind, engine };
+  }
+  if (output.brief) return { decision: 'conclude', brief: output.brief, engine };
+  const fallback = builtinDiagnose({ ...input, refinementAvailable: false });
+  return { decision: 'conclude', brief: fallback.brief as LocalCausalBriefV1, engine: `${BUILTIN_DIAGNOSTIC_MODEL} (fallback: protocol)` };
+}

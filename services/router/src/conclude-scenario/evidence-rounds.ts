@@ -1,0 +1,60 @@
+import type { EvidenceBatchMaterializedV1 } from '@aoc/contracts';
+import type { EvidenceRecord, EvidenceRound, ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
+import type { DiagnosticInputV1 } from './diagnostic.agent';
+import { MECHANISM_RULES_VERSION } from './mechanism-rules';
+import { REFINEMENT_RULES, REFINEMENT_RULES_VERSION } from './refinement-rules';
+
+/** The compact part of a materialised batch the diagnostic agent keeps in its thread. */
+export function toRound(batch: EvidenceBatchMaterializedV1, round: number, question: string): EvidenceRound {
+  return {
+    round,
+    batchId: batch.batchId,
+    status: batch.status,
+    question,
+    facts: batch.facts,
+    observations: batch.handoff.observations,
+    gaps: batch.handoff.gaps,
+    failures: batch.failures.map((f) => ({ queryId: f.queryId, code: f.code, supplemental: f.supplemental })),
+  };
+}
+
+/** Execution state over all rounds of a thread (feeds run.execution-recorded only). */
+export function mergeRecord(previous: EvidenceRecord | null, batch: EvidenceBatchMaterializedV1): EvidenceRecord {
+  const failures = batch.failures.map((f) => ({ queryId: f.queryId, code: f.code, supplemental: f.supplemental }));
+  if (!previous) return { provider: batch.provider, queries: batch.queries, failures, execution: batch.execution };
+  const empty = { queryEvents: [], httpAttempts: [], systemEvents: [] };
+  const a = previous.execution ?? empty;
+  return {
+    provider: previous.provider,
+    queries: [...previous.queries, ...batch.queries],
+    failures: [...previous.failures, ...failures],
+    execution: {
+      queryEvents: [...a.queryEvents, ...batch.execution.queryEvents],
+      httpAttempts: [...a.httpAttempts, ...batch.execution.httpAttempts],
+      systemEvents: [...a.systemEvents, ...batch.execution.systemEvents],
+    },
+  };
+}
+
+/** Scenario evidence status over its rounds: complete only when every round was. */
+export function combinedStatus(rounds: readonly EvidenceRound[]): string {
+  const statuses = rounds.map((r) => r.status);
+  if (statuses.length === 0) return 'failed';
+  if (statuses.every((s) => s === 'complete')) return 'complete';
+  if (statuses.every((s) => s === statuses[0])) return statuses[0];
+  return statuses.some((s) => s === 'complete' || s === 'partial') ? 'partial' : 'failed';
+}
+
+export function diagnosticInput(thread: ScenarioThreadEntity, rounds: EvidenceRound[]): DiagnosticInputV1 {
+  return {
+    scenario: thread.scenario,
+    hypothesis: thread.hypothesis,
+    strongestAlternative: thread.strongestAlternative,
+    window: thread.window ?? { from: new Date(0).toISOString(), to: new Date(1).toISOString() },
+    round: thread.round,
+    refinementAvailable: thread.round === 0 && thread.provider !== 'none' && thread.window !== null,
+    refinementKinds: [...new Set(REFINEMENT_RULES.filter((r) => r.scenario === thread.scenario).map((r) => r.kind))],
+    rounds: rounds.map((r) => ({ round: r.round, status: r.status, question: r.question, facts: r.facts, observations: r.observations, gaps: r.gaps, failures: r.failures })),
+    rulesVersion: `${MECHANISM_RULES_VERSION}+${REFINEMENT_RULES_VERSION}`,
+  };
+}

@@ -1,0 +1,48 @@
+/** Contract limits of a frozen ticket (FrozenTicketV1); intake cuts to them instead of refusing. */
+export const TICKET_LIMITS = { title: 500, description: 50_000, commentBody: 20_000, comments: 200, labels: 32, label: 64 } as const;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Keeps the head and the tail of an oversized text and says how much was left out. */
+function clipText(text: string, max: number): string {
+  const marker = (n: number) => `\n\n[… ${n} characters omitted by intake …]\n\n`;
+  const omitted = text.length - max + marker(text.length).length;
+  const head = Math.floor((max - marker(omitted).length) * 0.8);
+  const tail = max - marker(omitted).length - head;
+  return `${text.slice(0, head)}${marker(text.length - head - tail)}${text.slice(text.length - tail)}`;
+}
+
+/**
+ * An oversized ticket is still analysed: text fields beyond the contract are cut (head and tail
+ * kept, the cut marked), only the latest comments are kept, and every cut is listed in `clipped`
+ * so the caller and the run can say so. Values of the wrong type are left for the schema to name.
+ */
+export function clipOversizedTicket(raw: unknown, clipped: string[]): unknown {
+  if (!isRecord(raw)) return raw;
+  const ticket: Record<string, unknown> = { ...raw };
+  if (typeof ticket['title'] === 'string' && ticket['title'].length > TICKET_LIMITS.title) {
+    clipped.push(`title (${ticket['title'].length} characters)`);
+    ticket['title'] = `${ticket['title'].slice(0, TICKET_LIMITS.title - 1)}…`;
+  }
+  if (typeof ticket['description'] === 'string' && ticket['description'].length > TICKET_LIMITS.description) {
+    clipped.push(`description (${ticket['description'].length} characters)`);
+    ticket['description'] = clipText(ticket['description'], TICKET_LIMITS.description);
+  }
+  if (Array.isArray(ticket['labels']) && ticket['labels'].length > TICKET_LIMITS.labels) {
+    clipped.push(`labels (${ticket['labels'].length})`);
+    ticket['labels'] = ticket['labels'].slice(0, TICKET_LIMITS.labels);
+  }
+  if (Array.isArray(ticket['comments'])) {
+    let comments = ticket['comments'] as unknown[];
+    if (comments.length > TICKET_LIMITS.comments) {
+      clipped.push(`comments (${comments.length}; the latest ${TICKET_LIMITS.comments} kept)`);
+      comments = comments.slice(-TICKET_LIMITS.comments);
+    }
+    ticket['comments'] = comments.map((c) => {
+      if (!isRecord(c) || typeof c['body'] !== 'string' || c['body'].length <= TICKET_LIMITS.commentBody) return c;
+      clipped.push(`comment ${String(c['id']).slice(0, 64)} (${c['body'].length} characters)`);
+      return { ...c, body: clipText(c['body'], TICKET_LIMITS.commentBody) };
+    });
+  }
+  return ticket;
+}

@@ -1,0 +1,21 @@
+import { AgentRuntime, BuiltinRegistry, describeRoleModelConfig, loadAgentRuntimeConfig, type AgentRole, type ModelPort } from '@aoc/agent-runtime';
+import { registerBuiltinDiagnostic } from './conclude-scenario/diagnostic.agent';
+import { registerBuiltinFinalResponse } from './reconcile-run/final-response.agent';
+import { registerBuiltinRouter } from './select-scenarios/scenario-router.agent';
+
+/** Injection token of the router's model port (Scenario Router, Diagnostic Agent, Final Response). */
+export const ROUTER_MODEL = Symbol('ROUTER_MODEL');
+
+const ROUTER_ROLES: readonly AgentRole[] = ['scenario_router', 'scenario_diagnostic', 'final_response'];
+
+/**
+ * One model port for the router's three agent roles; each role picks its engine by
+ * configuration (`AOC_MODEL_ENGINE_SCENARIO_ROUTER=openai`, ...), the built-in rules by default.
+ */
+export function createRouterModel(env: Record<string, string | undefined> = process.env): { model: ModelPort; description: Record<string, unknown> } {
+  const config = loadAgentRuntimeConfig(env, ROUTER_ROLES);
+  const builtin = registerBuiltinFinalResponse(registerBuiltinDiagnostic(registerBuiltinRouter(new BuiltinRegistry())));
+  const description: Record<string, unknown> = {};
+  for (const role of ROUTER_ROLES) description[role] = config[role] ? describeRoleModelConfig(config[role]) : { engine: 'builtin' };
+  return { model: new AgentRuntime({ config, builtin }), description };
+}
