@@ -5,6 +5,7 @@ import { bootRole, migrateRole, type BootedRole, type ServiceDefinition, type Tr
 import { createLogger, type LogLevel } from '@aoc/telemetry';
 import type { DataSource } from 'typeorm';
 import { createProviderExecutorDefinition, loadRecordings, type ExecutorOptions } from '@aoc/service-provider-executor';
+import { createRouterDefinition, type RouterDefinitionOptions } from '@aoc/service-router';
 import { ALL_SERVICES } from './all-services';
 
 export interface PlatformOptions {
@@ -19,6 +20,8 @@ export interface PlatformOptions {
   httpFor?: (definition: ServiceDefinition) => number | undefined;
   /** Provider Executor settings; the one-process default replays the bundled example evidence. */
   executor?: Partial<ExecutorOptions>;
+  /** Router settings (deadlines, ticket source); by default read from the environment. */
+  router?: RouterDefinitionOptions;
 }
 
 export interface Platform {
@@ -34,7 +37,9 @@ export interface Platform {
  */
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const executor: Partial<ExecutorOptions> = options.executor ?? { mode: 'replay', recordings: loadRecordings(), prometheusTargets: [] };
-  const services = (options.services ?? ALL_SERVICES).map((s) => (s.role === 'provider-executor' ? createProviderExecutorDefinition(executor) : s));
+  const services = (options.services ?? ALL_SERVICES).map((s) =>
+    s.role === 'provider-executor' ? createProviderExecutorDefinition(executor) : s.role === 'router' && options.router ? createRouterDefinition(options.router) : s,
+  );
   let embedded: EmbeddedPostgres | null = null;
   let url = options.databaseUrl;
   if (!url) {

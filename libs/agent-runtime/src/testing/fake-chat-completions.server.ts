@@ -1,4 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { AgentRuntime } from '../agent-runtime';
+import { BuiltinRegistry } from '../builtin/builtin.engine';
+import type { AgentRole } from '../model-port';
 
 /** One request the fake server received. */
 export interface RecordedChatRequest {
@@ -94,4 +97,22 @@ export async function startFakeChatCompletionsServer(script: FakeReplyScript): P
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * An agent runtime whose `role` runs on an OpenAI-compatible engine pointed at a fresh fake
+ * server (no retries, tiny backoff), with the given built-in registry for the other roles.
+ */
+export async function startFakeModel(
+  role: AgentRole,
+  script: FakeReplyScript,
+  builtin: BuiltinRegistry = new BuiltinRegistry(),
+): Promise<{ runtime: AgentRuntime; server: FakeChatCompletionsServer }> {
+  const server = await startFakeChatCompletionsServer(script);
+  const runtime = new AgentRuntime({
+    config: { [role]: { engine: 'openai', baseUrl: server.baseUrl, model: `${role}-test-model`, apiKey: 'sk-test-secret-123456', timeoutMs: 5000, maxRetries: 0 } },
+    builtin,
+    retry: { baseDelayMs: 1, maxDelayMs: 2 },
+  });
+  return { runtime, server };
 }

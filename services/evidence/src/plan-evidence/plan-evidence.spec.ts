@@ -1,4 +1,4 @@
-import { AgentRuntime, BuiltinRegistry, chatCompletion, startFakeChatCompletionsServer, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
+import { AgentRuntime, BuiltinRegistry, chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime';
 import { EvidenceBatchPlannedV1, type EvidenceRequestedV1 } from '@aoc/contracts';
 import { registerBuiltinPlanner, planEvidenceRound } from './evidence-planner.agent';
 import { validatePlan } from './plan-validator';
@@ -88,42 +88,45 @@ describe('Evidence Agent on an OpenAI-compatible model', () => {
     await server?.close();
     server = null;
   });
-  const runtime = (baseUrl: string) =>
-    new AgentRuntime({ config: { evidence: { engine: 'openai', baseUrl, model: 'planner-x', apiKey: 'sk-test-secret-123456', timeoutMs: 5000, maxRetries: 0 } }, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+  const runtime = async (script: FakeReplyScript) => {
+    const fake = await startFakeModel('evidence', script);
+    server = fake.server;
+    return fake.runtime;
+  };
   const q = (id: string, expression: string, operation = 'promql_range') => ({ id, operation, expression, purpose: 'measure', window: null, stepSeconds: null });
   const reply = (queries: unknown[]) => ({ status: 200, json: chatCompletion(JSON.stringify({ queries, plannerNotes: '' })) });
 
   it('rewrites once after a structural error, with the validator codes, keeping target and window', async () => {
-    server = await startFakeChatCompletionsServer((_req, i) =>
+    const model = await runtime((_req, i) =>
       i === 0 ? reply([q('p99', 'histogram_quantile(0.99, sum by (le) (rate(x{cluster="tidb-prod-7f3a"}[5m]))'), q('bad', 'sum(rate(y[5m]'), q('del', 'DELETE FROM t', 'sql')]) : reply([q('p99', 'histogram_quantile(0.99, sum by (le) (rate(x{cluster="tidb-prod-7f3a"}[5m])))')]),
     );
-    const plan = await planEvidenceRound(runtime(server.baseUrl), request());
+    const plan = await planEvidenceRound(model, request());
     expect(plan).toMatchObject({ planRevision: 1, batchId: 'run-1:latency-regression:0:b1', target: 'tidb-prod-7f3a', window: request().window });
     expect(plan.queries.map((x) => x.id)).toEqual(['p99']);
-    expect(server.requests).toHaveLength(2);
-    const rewriteInput = JSON.parse(server.requests[1].body.messages[1].content) as { rewrite: { errors: { code: string }[] } };
+    expect((server as FakeChatCompletionsServer).requests).toHaveLength(2);
+    const rewriteInput = JSON.parse((server as FakeChatCompletionsServer).requests[1].body.messages[1].content) as { rewrite: { errors: { code: string }[] } };
     expect(rewriteInput.rewrite.errors.map((e) => e.code)).toEqual(['EVIDENCE.EXPRESSION_INVALID', 'EVIDENCE.EXPRESSION_INVALID', 'EVIDENCE.OPERATION_UNSUPPORTED']);
   });
 
   it('ends the round with the original error when the rewrite is invalid too, and never asks a third time', async () => {
-    server = await startFakeChatCompletionsServer(() => reply([q('bad', 'sum(rate(y[5m]')]));
-    const plan = await planEvidenceRound(runtime(server.baseUrl), request());
+    const model = await runtime(() => reply([q('bad', 'sum(rate(y[5m]')]));
+    const plan = await planEvidenceRound(model, request());
     expect(plan).toMatchObject({ planRevision: 1, queries: [] });
     expect(plan.plannerNotes).toContain('EVIDENCE.EXPRESSION_INVALID at queries.0.expression');
-    expect(server.requests).toHaveLength(2);
+    expect((server as FakeChatCompletionsServer).requests).toHaveLength(2);
   });
 
   it('publishes an empty plan naming the code when the model refuses', async () => {
-    server = await startFakeChatCompletionsServer(() => ({ status: 200, json: chatCompletion(null, { refusal: 'I cannot help with that' }) }));
-    const plan = await planEvidenceRound(runtime(server.baseUrl), request());
+    const model = await runtime(() => ({ status: 200, json: chatCompletion(null, { refusal: 'I cannot help with that' }) }));
+    const plan = await planEvidenceRound(model, request());
     expect(plan).toMatchObject({ planRevision: 0, queries: [], plannerNotes: expect.stringContaining('MODEL.REFUSED') });
   });
 
   it('sends only the neutral request: no reason, no hypothesis, no API key', async () => {
-    server = await startFakeChatCompletionsServer(() => reply([]));
-    await planEvidenceRound(runtime(server.baseUrl), request());
-    const sent = JSON.stringify(server.requests[0].body);
-    expect(Object.keys((JSON.parse(server.requests[0].body.messages[1].content) as { request: object }).request).sort()).toEqual(
+    const model = await runtime(() => reply([]));
+    await planEvidenceRound(model, request());
+    const sent = JSON.stringify((server as FakeChatCompletionsServer).requests[0].body);
+    expect(Object.keys((JSON.parse((server as FakeChatCompletionsServer).requests[0].body.messages[1].content) as { request: object }).request).sort()).toEqual(
       ['provider', 'question', 'refinement', 'requestId', 'runId', 'scenarioId', 'stopCondition', 'target', 'window'].sort(),
     );
     expect(sent).not.toMatch(/hypothes|reason|sk-test-secret/i);

@@ -99,7 +99,7 @@ export class TicketIntakeService {
     @Inject(BUS) private readonly bus: Bus,
     @Optional() @Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions = DEFAULT_DEADLINES,
     @Optional() @Inject(TICKET_SOURCE) private readonly source: TicketSource | null = null,
-    @Optional() private readonly writeBack: WriteBackService | null = null,
+    @Optional() @Inject(WriteBackService) private readonly writeBack: WriteBackService | null = null,
   ) {}
 
   /** Writes a published read-mode answer back to its ticket as the one internal comment of its run. */
