@@ -1,7 +1,7 @@
 import { EvidenceRequestedV1, MAX_QUERIES_PER_BATCH, TimeWindow } from '@aoc/contracts';
 import { z } from 'zod';
 import { PROVIDER_OPERATIONS } from './plan-validator';
-import { QUERY_TEMPLATES, QUERY_TEMPLATES_VERSION, type QueryTemplate } from './query-templates';
+import { QUERY_TEMPLATES_VERSION, bindTarget, bindTemplate, templatesFor, type QueryTemplate } from './query-templates';
 
 const SAFE_TARGET = /^[A-Za-z0-9][A-Za-z0-9_/-]{0,127}$/;
 
@@ -61,11 +61,11 @@ export function builtinPlan(input: EvidencePlanInputV1): EvidencePlanOutputV1 {
   if (!SAFE_TARGET.test(request.target)) return { queries: [], plannerNotes: 'The target is not a safe identifier; no query was planned.' };
   const question = request.question.toLowerCase();
   const served = PROVIDER_OPERATIONS[request.provider];
-  const asked = QUERY_TEMPLATES.filter((t) => t.asks.some((a) => question.includes(a)));
+  const asked = templatesFor(request.provider).filter((t) => t.asks.some((a) => question.includes(a)));
   const chosen = asked.filter((t) => served.includes(t.operation) && servesProvider(t, request.provider));
   const unserved = asked.filter((t) => !chosen.includes(t));
   const target = request.target;
-  const bind = (expression: string) => expression.replace(/\$TARGET/g, target);
+  const bind = (expression: string) => bindTarget(expression, target);
   let queries: DraftQuery[];
   if (request.comparison) {
     // One independent range query per prior day: the provider never sees a seven-day range.
@@ -74,7 +74,7 @@ export function builtinPlan(input: EvidencePlanInputV1): EvidencePlanOutputV1 {
       ? request.comparison.windows.map((w, i) => draft({ id: `${metric.id}_prior_${i + 1}d`, operation: metric.operation, expression: bind(metric.expression), purpose: `${metric.purpose}, same clock ${i + 1} day(s) earlier`.slice(0, 300), window: w }))
       : [];
   } else {
-    queries = chosen.map((t) => draft({ id: t.id, operation: t.operation, expression: bind(t.expression), purpose: t.purpose }));
+    queries = chosen.map((t) => draft(bindTemplate(t, target, request.window)));
   }
   const notes = [
     queries.length === 0 ? 'No query template matches what the question asks to measure.' : '',

@@ -1,6 +1,7 @@
 import type { EvidenceFactV1, PlannedQueryV1 } from '@aoc/contracts';
 import type { QueryEvidence } from '@aoc/providers';
 import { z } from 'zod';
+import { asSeriesResult, materializeStatements } from './materialize-statements';
 
 const SeriesSummary = z.object({
   labels: z.record(z.string(), z.string()),
@@ -53,12 +54,20 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
       gaps.push(`${purpose} (${e.id}) could not be read: ${e.error_code ?? 'failed'}${e.detail_error ? ` (${e.detail_error.slice(0, 160)})` : ''}`);
       continue;
     }
+    // TopSQL and slow-query results (also when empty: no slow statement is a fact, not a gap).
+    const statements = materializeStatements(e.id, purpose, e.result);
+    if (statements) {
+      facts.push(...statements.facts);
+      observations.push(...statements.observations);
+      gaps.push(...statements.gaps);
+      continue;
+    }
     if (e.status === 'empty') {
       gaps.push(`${purpose} (${e.id}) returned no data for the window`);
       facts.push({ queryId: e.id, kind: 'count', subject: `${e.id}: series`, value: 0, unit: null, attributes: {} });
       continue;
     }
-    const metric = MetricResult.safeParse(e.result);
+    const metric = MetricResult.safeParse(asSeriesResult(e.result));
     if (!metric.success) {
       facts.push({ queryId: e.id, kind: 'note', subject: e.id, value: 'result shape not summarised by this build', unit: null, attributes: {} });
       gaps.push(`${purpose} (${e.id}) returned a result this build cannot summarise`);

@@ -1,5 +1,5 @@
 /**
- * Scenario catalog v1: versioned data, not code paths. The optimizer will change and replay it.
+ * Scenario catalog v2: versioned data, not code paths. The optimizer will change and replay it.
  * Each scenario names what it suspects, its strongest alternative, and the neutral question the
  * diagnostic agent asks (the question never contains the suspicion).
  */
@@ -13,7 +13,7 @@ export interface ScenarioPlaybook {
   stopCondition: string;
 }
 
-export const SCENARIO_CATALOG_VERSION = 'catalog-v1';
+export const SCENARIO_CATALOG_VERSION = 'catalog-v2';
 
 export const SCENARIO_CATALOG: readonly ScenarioPlaybook[] = [
   {
@@ -21,16 +21,16 @@ export const SCENARIO_CATALOG: readonly ScenarioPlaybook[] = [
     signals: ['latency', 'slow', 'p99', 'p95', 'timeout', 'response time', 'duration'],
     hypothesis: 'query latency rose because of a workload or resource change on the cluster',
     strongestAlternative: 'latency seen by the client comes from the network or the application, not the database',
-    question: 'How did query duration percentiles, QPS and the top statements by total time change across the window?',
-    stopCondition: 'A duration percentile series and the top statements by time are available for the window, or the provider reports none.',
+    question: 'How did query duration percentiles, QPS, the top statements by total time and the slow statements by digest change across the window?',
+    stopCondition: 'A duration percentile series, the top statements by time and the slow statements by digest are available for the window, or the provider reports none.',
   },
   {
     scenario: 'hotspot',
-    signals: ['hotspot', 'hot region', 'hot key', 'uneven', 'single tikv', 'one node'],
+    signals: ['hotspot', 'hot region', 'hot key', 'hot store', 'uneven', 'imbalance', 'unbalanced', 'single tikv', 'one tikv', 'one node', 'one store'],
     hypothesis: 'load concentrates on a few regions or one store',
     strongestAlternative: 'the whole cluster is saturated evenly',
-    question: 'How is read/write traffic and CPU distributed across stores and regions during the window?',
-    stopCondition: 'Per-store CPU and traffic series are available for the window, or the provider reports none.',
+    question: 'How are CPU and read/write traffic distributed across TiKV stores and regions during the window, and which top statements by CPU account for it?',
+    stopCondition: 'Per-store CPU and request series and the top statements by CPU are available for the window, or the provider reports none.',
   },
   {
     scenario: 'cpu-saturation',

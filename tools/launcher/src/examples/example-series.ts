@@ -1,37 +1,15 @@
 import type { FixtureSeries } from '@aoc/providers';
+import { clinicHotspotSeries, clinicSlowQuerySeries, HOTSPOT_CLINIC, SLOW_QUERY_CLINIC, type ClinicExampleData } from './clinic-examples';
+import { BUCKETS, counter, gauge, histogram, minutes, type Distribution } from './series-builders';
 
 /**
  * Synthetic but realistic metric series for the bundled example tickets. They are the input of
  * `npm run examples:record`, which runs each example against a real Prometheus holding them and
  * stores the sanitised results the executor later replays.
  */
-const BUCKETS = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '+Inf'] as const;
-
-/** Cumulative share of statements at or below each bucket bound. */
-type Distribution = Record<(typeof BUCKETS)[number], number>;
 
 const HEALTHY: Distribution = { '0.005': 0.3, '0.01': 0.6, '0.025': 0.9, '0.05': 0.995, '0.1': 0.999, '0.25': 1, '0.5': 1, '1': 1, '+Inf': 1 };
 const SCAN_CONTENTION: Distribution = { '0.005': 0.2, '0.01': 0.45, '0.025': 0.75, '0.05': 0.95, '0.1': 0.995, '0.25': 0.999, '0.5': 1, '1': 1, '+Inf': 1 };
-
-function minutes(fromIso: string, toIso: string): number[] {
-  const out: number[] = [];
-  for (let t = Date.parse(fromIso) / 1000; t <= Date.parse(toIso) / 1000; t += 60) out.push(t);
-  return out;
-}
-
-/** Counter series from a per-minute rate function. */
-function counter(metric: string, labels: Record<string, string>, times: number[], perSecond: (t: number) => number): FixtureSeries {
-  let total = 0;
-  return {
-    metric,
-    type: 'counter',
-    labels,
-    samples: times.map((t) => {
-      total += perSecond(t) * 60;
-      return [t, Math.round(total)];
-    }),
-  };
-}
 
 /** SUP-1042: p99 doubles at 10:38 when a report query starts scanning `orders`; QPS +30%. */
 export function latencyRegressionSeries(): FixtureSeries[] {
@@ -50,14 +28,6 @@ export function latencyRegressionSeries(): FixtureSeries[] {
     series.push(counter('tidb_server_query_total', { cluster, instance: `${instance}.tidb-prod-7f3a.svc:10080`, type: 'Query', result: 'OK' }, times, (t) => qps(t) * share));
   }
   return series;
-}
-
-function histogram(metric: string, labels: Record<string, string>, times: number[], perSecond: (t: number) => number, distribution: (t: number) => Distribution): FixtureSeries[] {
-  return BUCKETS.map((le) => counter(metric, { ...labels, le }, times, (t) => perSecond(t) * distribution(t)[le]));
-}
-
-function gauge(metric: string, labels: Record<string, string>, times: number[], value: (t: number) => number): FixtureSeries {
-  return { metric, type: 'gauge', labels, samples: times.map((t) => [t, value(t)]) };
 }
 
 /** SUP-1107: TiDB CPU goes from ~35% to ~95% of 4 cores at 14:00 when an export job starts. */
@@ -104,8 +74,10 @@ export function healthyFalseAlarmSeries(): FixtureSeries[] {
 export interface RecordedExample {
   ticketFile: string;
   series: () => FixtureSeries[];
-  /** Prometheus target name (the cluster id the ticket names). */
+  /** The target the ticket resolves to: a Prometheus target name, or `<org>/<cluster>` for Clinic. */
   target: string;
+  /** Clinic examples: the scripted Clinic API behind which the series are served. */
+  clinic?: ClinicExampleData;
 }
 
 export const RECORDED_EXAMPLES: readonly RecordedExample[] = [
@@ -113,4 +85,6 @@ export const RECORDED_EXAMPLES: readonly RecordedExample[] = [
   { ticketFile: 'cpu-saturation.json', series: cpuSaturationSeries, target: 'tidb-analytics-21' },
   { ticketFile: 'changefeed-lag.json', series: changefeedLagSeries, target: 'tidb-cdc-09' },
   { ticketFile: 'healthy-false-alarm.json', series: healthyFalseAlarmSeries, target: 'tidb-stage-3' },
+  { ticketFile: 'tikv-hotspot.json', series: clinicHotspotSeries, target: `${HOTSPOT_CLINIC.orgId}/${HOTSPOT_CLINIC.clusterId}`, clinic: HOTSPOT_CLINIC },
+  { ticketFile: 'slow-query-regression.json', series: clinicSlowQuerySeries, target: `${SLOW_QUERY_CLINIC.orgId}/${SLOW_QUERY_CLINIC.clusterId}`, clinic: SLOW_QUERY_CLINIC },
 ];
