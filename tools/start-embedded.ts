@@ -8,46 +8,58 @@ const telemetry = startTelemetry({ serviceName: 'aoc-embedded', spanProcessors: 
 
 async function main(): Promise<void> {
   const path = await import('node:path');
+  const fs = await import('node:fs');
   const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
   const args = process.argv.slice(2);
   // --serve keeps every role running with the router API and the reporter dashboard on localhost.
   const serve = args.includes('--serve');
-  const example = args.find((a) => !a.startsWith('--')) ?? path.join(__dirname, '..', 'services', 'router', 'examples', 'tickets', 'latency-regression.json');
+  const tickets = path.join(__dirname, '..', 'services', 'router', 'examples', 'tickets');
+  const chosen = args.find((a) => !a.startsWith('--'));
+  // Every bundled ticket by default; one file when given.
+  const examples = chosen ? [chosen] : fs.readdirSync(tickets).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(tickets, f));
   const started = Date.now();
   const ports: Record<string, number> = { router: Number(process.env['AOC_ROUTER_PORT'] ?? 8080), reporter: Number(process.env['AOC_REPORTER_PORT'] ?? 8085) };
   const platform = await startPlatform({ httpFor: (d) => (serve ? ports[d.role] : undefined) });
   let keepRunning = false;
   try {
-    const { accepted, summary } = await runExample(platform, loadExample(example));
-    const traceSpans = spans.getFinishedSpans().filter((s) => s.spanContext().traceId === accepted.traceId);
-    const roles = new Set(traceSpans.map((s) => String(s.attributes['aoc.role'] ?? 'router')));
-    const topics = [...new Set(traceSpans.map((s) => s.attributes['messaging.destination.name']).filter((t): t is string => typeof t === 'string'))];
-    const out = [
-      'Auto-oncall walking skeleton: six roles in one process (in-process bus, embedded Postgres, built-in engine)',
-      '',
-      `ticket    ${accepted.ticketKey}`,
-      `run       ${accepted.runId}  (replay cutoff ${accepted.cutoff ?? 'none'}, ${accepted.analysisComments} customer comment(s) visible to the analysis)`,
-      `trace     ${accepted.traceId}  (${traceSpans.length} spans across ${roles.size} roles)`,
-      `topics    ${topics.join(' -> ')}`,
-      `evidence  ${summary.evidenceStatus}${summary.failureCodes.length ? ` (${summary.failureCodes.join(', ')})` : ''}`,
-      `decision  ${summary.decision}`,
-      `verdict   ${summary.verdict}: ${summary.verdictReason}`,
-      '',
-      '--- customer reply ---',
-      summary.customerReplyMarkdown,
-      '',
-      '--- internal handoff ---',
-      summary.internalHandoffMarkdown,
-      '',
-      ...(summary.aiGaps.length ? ['--- judge: gaps against the human answer ---', ...summary.aiGaps.map((g) => `- ${g}`), ''] : []),
-      `done in ${Date.now() - started} ms`,
-    ];
-    process.stdout.write(out.join('\n') + '\n');
+    const rows: string[] = [];
+    let lastRun = '';
+    process.stdout.write(`Auto-oncall: six roles in one process (in-process bus, embedded Postgres, built-in engine, replayed evidence); ${examples.length} ticket(s)\n`);
+    for (const example of examples) {
+      const ticketStarted = Date.now();
+      const { accepted, summary } = await runExample(platform, loadExample(example));
+      lastRun = accepted.runId;
+      const traceSpans = spans.getFinishedSpans().filter((s) => s.spanContext().traceId === accepted.traceId);
+      const roles = new Set(traceSpans.map((s) => String(s.attributes['aoc.role'] ?? 'router')));
+      const topics = [...new Set(traceSpans.map((s) => s.attributes['messaging.destination.name']).filter((t): t is string => typeof t === 'string'))];
+      const out = [
+        '',
+        `=== ${path.basename(example)} ===`,
+        `ticket    ${accepted.ticketKey}`,
+        `run       ${accepted.runId}  (replay cutoff ${accepted.cutoff ?? 'none'}, ${accepted.analysisComments} customer comment(s) visible to the analysis)`,
+        `trace     ${accepted.traceId}  (${traceSpans.length} spans across ${roles.size} roles)`,
+        `topics    ${topics.join(' -> ')}`,
+        `evidence  ${summary.evidenceStatus}${summary.failureCodes.length ? ` (${summary.failureCodes.join(', ')})` : ''}`,
+        `decision  ${summary.decision}`,
+        `verdict   ${summary.verdict}: ${summary.verdictReason}`,
+        '',
+        '--- customer reply ---',
+        summary.customerReplyMarkdown,
+        '',
+        '--- internal handoff ---',
+        summary.internalHandoffMarkdown,
+        '',
+        ...(summary.aiGaps.length ? ['--- judge: gaps against the human answer ---', ...summary.aiGaps.map((g) => `- ${g}`), ''] : []),
+      ];
+      process.stdout.write(out.join('\n') + '\n');
+      rows.push(`${accepted.ticketKey.padEnd(10)} ${String(summary.evidenceStatus).padEnd(13)} ${summary.decision.padEnd(15)} ${String(summary.verdict).padEnd(20)} ${Date.now() - ticketStarted} ms  ${path.basename(example)}`);
+    }
+    process.stdout.write(['', '=== summary ===', `${'ticket'.padEnd(10)} ${'evidence'.padEnd(13)} ${'decision'.padEnd(15)} ${'verdict'.padEnd(20)} time`, ...rows, '', `done in ${Date.now() - started} ms`, ''].join('\n'));
     if (serve) {
       keepRunning = true;
       const dashboard = platform.roles.get('reporter')?.httpUrl;
       const intake = platform.roles.get('router')?.httpUrl;
-      process.stdout.write(`\ndashboard ${dashboard}/runs/${accepted.runId}\nintake    POST ${intake}/v1/tickets/analyze\nCtrl-C to stop.\n`);
+      process.stdout.write(`\ndashboard ${dashboard}/runs/${lastRun}\nintake    POST ${intake}/v1/tickets/analyze, POST ${intake}/v1/tickets/publish-read\nCtrl-C to stop.\n`);
       const stop = () => void platform.stop().then(() => telemetry.shutdown()).finally(() => process.exit(0));
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

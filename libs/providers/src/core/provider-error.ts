@@ -13,6 +13,8 @@ export type ProviderErrorCode =
   | 'PROVIDER.OUTPUT_TOO_LARGE'
   | 'PROVIDER.UNREACHABLE'
   | 'PROVIDER.AUTH_FAILED'
+  /** Authentication or bootstrap did not finish within its outer limit (3 min by default). */
+  | 'PROVIDER.AUTH_TIMEOUT'
   | 'PROVIDER.RESPONSE_INVALID';
 
 export class ProviderError extends AocError {

@@ -76,8 +76,23 @@ describe('executePlan', () => {
     expect(out.materialized.failures[0].detail).toContain('provider answered 500, 500, 500');
   });
 
-  it('stops the scenario pipeline on an authentication failure', async () => {
-    const pkg = fakePackage({ duration_p99: { status: 'failed', error_code: 'PROVIDER.AUTH_FAILED', detail_error: '401' }, qps: { status: 'complete', result: { resultType: 'matrix', seriesCount: 1, omittedSeries: 0, series: [series(1, 2, 1)] } } });
+  it('runs queries with their own window (a historical comparison) in one package call per window', async () => {
+    const pkg = fakePackage({});
+    const windows: unknown[] = [];
+    const run = pkg.runBatch.bind(pkg);
+    pkg.runBatch = async (req, options) => {
+      windows.push(req.window);
+      return run({ ...req, queries: req.queries }, options);
+    };
+    const day = (d: number) => ({ from: `2026-11-${20 - d}T10:00:00Z`, to: `2026-11-${20 - d}T11:00:00Z` });
+    const prior = [1, 2].map((d) => ({ ...p99, id: `duration_p99_prior_${d}d`, window: day(d) }));
+    await executePlan(plan([p99, ...prior, { ...qps, window: day(1) }]), deps(pkg));
+    expect(pkg.calls).toEqual([['duration_p99'], ['duration_p99_prior_1d', 'qps'], ['duration_p99_prior_2d']]);
+    expect(windows).toEqual([plan([]).window, day(1), day(2)]);
+  });
+
+  it.each(['PROVIDER.AUTH_FAILED', 'PROVIDER.AUTH_TIMEOUT'])('stops the scenario pipeline on %s', async (code) => {
+    const pkg = fakePackage({ duration_p99: { status: 'failed', error_code: code, detail_error: '401' }, qps: { status: 'complete', result: { resultType: 'matrix', seriesCount: 1, omittedSeries: 0, series: [series(1, 2, 1)] } } });
     const m = (await executePlan(plan([p99, qps]), deps(pkg))).materialized;
     expect(m.status).toBe('failed');
     expect(m.handoff.gaps[0]).toMatch(/authentication failed/);

@@ -118,12 +118,25 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
       );
     }
   } else if (pkg && toRun.length > 0) {
-    const planned: PlannedProviderQuery[] = toRun.map((q) => ({ id: q.id, operation: q.operation, expression: q.expression, window: windowOf(q), stepSeconds: q.stepSeconds }));
-    const result = await pkg.runBatch({ ticketKey: null, target, window: plan.window, queries: planned }, { onHttpRecord: (queryId, record) => httpRecords.push({ queryId, record }) });
-    if (!result.ok) {
-      for (const q of toRun) evidence.set(q.id, { id: q.id, status: 'failed', error_code: result.details.error_code, detail_error: result.details.detail_error });
-    } else {
-      for (const e of result.details.queries) evidence.set(e.id, e);
+    // Packages run one window per call, so queries with their own window (a historical
+    // comparison) go in one call per distinct window; the calls together are still this batch.
+    const groups = new Map<string, typeof toRun>();
+    for (const q of toRun) {
+      const w = windowOf(q);
+      const key = `${Date.parse(w.from)}/${Date.parse(w.to)}`;
+      groups.set(key, [...(groups.get(key) ?? []), q]);
+    }
+    for (const group of groups.values()) {
+      const window = windowOf(group[0]);
+      const planned: PlannedProviderQuery[] = group.map((q) => ({ id: q.id, operation: q.operation, expression: q.expression, window, stepSeconds: q.stepSeconds }));
+      const result = await pkg.runBatch({ ticketKey: null, target, window, queries: planned }, { onHttpRecord: (queryId, record) => httpRecords.push({ queryId, record }) });
+      if (!result.ok) {
+        for (const q of group) evidence.set(q.id, { id: q.id, status: 'failed', error_code: result.details.error_code, detail_error: result.details.detail_error });
+      } else {
+        for (const e of result.details.queries) evidence.set(e.id, e);
+      }
+      // An authentication stop ends the batch: no further call repeats the failed login.
+      if (!result.ok && (result.details.error_code === 'PROVIDER.AUTH_FAILED' || result.details.error_code === 'PROVIDER.AUTH_TIMEOUT')) break;
     }
     if (deps.mode === 'record') {
       for (const q of toRun) {
@@ -137,7 +150,7 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
   }
 
   // Authentication or bootstrap failure stops this scenario's evidence pipeline.
-  const authFailed = [...evidence.values()].some((e) => e.error_code === 'PROVIDER.AUTH_FAILED');
+  const authFailed = [...evidence.values()].some((e) => e.error_code === 'PROVIDER.AUTH_FAILED' || e.error_code === 'PROVIDER.AUTH_TIMEOUT');
   const attempts: AttemptRow[] = [];
   const queries: EvidenceBatchMaterializedV1['queries'] = [];
   const failures: EvidenceBatchMaterializedV1['failures'] = [];
@@ -173,7 +186,7 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
       queries,
       facts,
       // The planner's own notes (what it could not cover) are gaps the diagnostic agent must see.
-      handoff: { observations, gaps: [...(authFailed ? ['Provider authentication failed; this scenario\'s evidence pipeline stopped.'] : []), ...(plan.plannerNotes ? [plan.plannerNotes.slice(0, 500)] : []), ...gaps].slice(0, 20) },
+      handoff: { observations, gaps: [...(authFailed ? ['Provider authentication failed or did not finish in time; this scenario\'s evidence pipeline stopped.'] : []), ...(plan.plannerNotes ? [plan.plannerNotes.slice(0, 500)] : []), ...gaps].slice(0, 20) },
       failures: failures.slice(0, 12),
       execution: {
         queryEvents: queries.filter((q) => q.outcome !== 'skipped').map((q) => ({ queryId: q.queryId, outcome: q.outcome as 'complete' | 'empty' | 'failed', supplemental: failures.some((f) => f.queryId === q.queryId && f.supplemental), at: stamp })),

@@ -71,7 +71,10 @@ export function builtinDiagnose(input: DiagnosticInputV1): DiagnosticOutputV1 {
     const chosen = chooseRefinement(input.scenario, evidence.facts);
     if (chosen) return { decision: 'refine', brief: null, refinement: { kind: chosen.rule.kind, question: chosen.question, stopCondition: chosen.stopCondition } };
   }
-  return { decision: 'conclude', brief: buildLocalBrief(input, evidence, { refinement: refinementAsked(input) }), refinement: null };
+  const refinement = refinementAsked(input);
+  // The comparison round is read as history (one line), not as seven more observations or gaps.
+  const view = refinement ? { ...evidence, observations: input.rounds[0].observations, gaps: input.rounds[0].gaps } : evidence;
+  return { decision: 'conclude', brief: buildLocalBrief(input, view, { refinement }), refinement: null };
 }
 
 export const BUILTIN_DIAGNOSTIC_MODEL = `diagnostic-rules:${MECHANISM_RULES_VERSION}+${REFINEMENT_RULES_VERSION}`;

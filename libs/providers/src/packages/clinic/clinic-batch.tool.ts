@@ -50,7 +50,8 @@ export const clinicBatchSpec = {
 export const CLINIC_BOOTSTRAP_RECORD_ID = '_bootstrap';
 
 const DEFAULT_RETRY_DELAYS_MS = [250, 1000] as const;
-const DEFAULT_BOOTSTRAP_TIMEOUT_MS = 10_000;
+/** Clinic's own bound on the metadata bootstrap; the executor's outer auth limit can only shorten it. */
+export const CLINIC_BOOTSTRAP_TIMEOUT_MS = 10_000;
 
 function effectiveWindow(q: ClinicQuery, input: ClinicBatchInput): AbsoluteWindow | null {
   if (q.operation === 'cluster_metadata' || q.operation === 'components' || q.operation === 'configuration') return null;
@@ -95,7 +96,8 @@ function preflight(q: ClinicQuery, field: string, input: ClinicBatchInput): Prov
  * scenario on, distinct from every per-query failure.
  */
 async function bootstrap(api: ClinicApi, scope: ClinicScope, ctx: ToolRunContext, timeoutMs: number, retryDelaysMs: readonly number[]): Promise<ClinicClusterMetadata> {
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
+  const limit = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([ctx.signal, limit]);
   try {
     const { data, record } = await api.clusterMetadata({ signal, retryDelaysMs });
     ctx.record(CLINIC_BOOTSTRAP_RECORD_ID, record);
@@ -107,6 +109,7 @@ async function bootstrap(api: ClinicApi, scope: ClinicScope, ctx: ToolRunContext
     const record = recordOf(error);
     if (record) ctx.record(CLINIC_BOOTSTRAP_RECORD_ID, record);
     if (!(error instanceof ProviderError)) throw error;
+    if (limit.aborted && !ctx.signal.aborted) throw new ProviderError('PROVIDER.AUTH_TIMEOUT', `Clinic cluster metadata did not answer within the ${timeoutMs} ms bootstrap limit`);
     const status = error.details['httpStatus'];
     if (error.code === 'PROVIDER.HTTP_4XX' && (status === 401 || status === 403)) {
       throw new ProviderError('PROVIDER.AUTH_FAILED', `Clinic refused the package credentials (HTTP ${status}) while reading cluster metadata: ${error.detail}`, { httpStatus: status });
@@ -173,7 +176,7 @@ export function clinicBatchTool(config: ClinicPackageConfig): ToolImplementation
         if (problem) rejected.set(q.id, problem);
       });
       const api = clinicApi(config.clinic, scope);
-      const metadata = await bootstrap(api, scope, ctx, config.bootstrapTimeoutMs ?? DEFAULT_BOOTSTRAP_TIMEOUT_MS, primaryRetries);
+      const metadata = await bootstrap(api, scope, ctx, config.bootstrapTimeoutMs ?? CLINIC_BOOTSTRAP_TIMEOUT_MS, primaryRetries);
       const scheduled = input.queries.filter((q) => !rejected.has(q.id));
       const fieldOf = new Map(input.queries.map((q, index) => [q.id, `queries.${index}`]));
       const outcomes = await runBatch(

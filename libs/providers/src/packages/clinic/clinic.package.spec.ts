@@ -139,6 +139,13 @@ describe('Clinic evidence package over a scripted Clinic API', () => {
     expect(fixture.hits('topsql')).toHaveLength(0);
   });
 
+  it('stops the scenario with PROVIDER.AUTH_TIMEOUT when the bootstrap outlives its outer limit', async () => {
+    fixture.script('metadata', { status: 200, delayMs: 1500, body: { cluster_id: DEDICATED, org_id: ORG, tier: 'dedicated', version: 'v7.5.1', status: 'available' } });
+    const slow = await run(batch([{ id: 'top', operation: 'top_sql' }]), { ...config, bootstrapTimeoutMs: 200 });
+    expect(slow.ok ? null : slow.details).toMatchObject({ error_code: 'PROVIDER.AUTH_TIMEOUT', detail_error: expect.stringContaining('200 ms bootstrap limit') });
+    expect(fixture.hits('topsql')).toHaveLength(0);
+  });
+
   it('retries a 5xx bootstrap twice, then fails the batch with the 5xx episode recorded', async () => {
     fixture.script('metadata', { status: 503 }, { status: 502 }, { status: 500, body: 'upstream 10.0.1.5 down' });
     const result = await run(batch([{ id: 'top', operation: 'top_sql' }]));
