@@ -25,14 +25,15 @@ describe('live evidence from a real Prometheus through the executor', () => {
 
   it('grounds the answer in fetched facts and records the provider events', async () => {
     const { accepted, summary } = await runExample(platform, loadExample(join(__dirname, '..', '..', '..', 'services', 'router', 'examples', 'tickets', 'latency-regression.json')), 90000);
-    expect(summary.customerReplyMarkdown).toMatch(/p99 statement duration: peak 0\.094 at 10:41Z \(start 0\.049/);
-    expect(summary.customerReplyMarkdown).toMatch(/statements per second: peak 260/);
+    expect(summary.customerReplyMarkdown).toMatch(/p99 statement duration[^\n]*0\.049[^\n]*peak 0\.094 at 10:41Z/);
+    expect(summary.customerReplyMarkdown).toMatch(/statements per second[^\n]*peak 260/);
     const events: { query_id: string; outcome: string }[] = await platform.dataSource.query(`SELECT "query_id", "outcome" FROM "provider_executor"."provider_query_events" WHERE "run_id" = $1 ORDER BY "query_id"`, [accepted.runId]);
     expect(events).toEqual([
       { query_id: 'duration_p99', outcome: 'complete' },
       { query_id: 'qps', outcome: 'complete' },
-      { query_id: 'top_statements', outcome: 'failed' },
     ]);
+    // TopSQL is not something the generic package serves: the planner says so instead of planning it.
+    expect(summary.internalHandoffMarkdown).toContain('Not available from prometheus: statements with the most time or CPU');
     const http: { status_class: string; n: string }[] = await platform.dataSource.query(
       `SELECT h."status_class", count(*)::text AS n FROM "provider_executor"."provider_http_attempts" h JOIN "provider_executor"."batch_executions" b ON b."batch_id" = h."batch_id" WHERE b."run_id" = $1 GROUP BY 1`,
       [accepted.runId],
