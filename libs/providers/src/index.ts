@@ -40,3 +40,4 @@ export * from './packages/wetech/wetech-dashboard-rows';
 export * from './packages/wetech/wetech.package';
 export { WETECH_HOST_ALLOWLIST, WETECH_INVENTORY_DIGEST, WETECH_TARGETS, type WetechTarget } from './packages/wetech/wetech-inventory.generated';
 export * from './core/planned-batch';
+export * from './core/anomaly-score';

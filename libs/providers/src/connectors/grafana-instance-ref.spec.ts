@@ -46,7 +46,7 @@ describe('instance references', () => {
 
   it('replaces every address label by one stable reference per call', () => {
     const sealer = new AddressSealer(codec, 'vida');
-    const base = { points: 1, first: 1, last: 1, min: 1, max: 1, mean: 1, maxAt: null };
+    const base = { points: 1, first: 1, last: 1, min: 1, max: 1, mean: 1, maxAt: null, baselineMedian: null, recentMedian: null, anomalyScore: null, direction: null, shiftAt: null };
     const a = sealer.protect({ ...base, labels: { job: 'tidb', instance: 'tidb-0.peer:10080', pod_ip: '10.1.1.1' } });
     const b = sealer.protect({ ...base, labels: { job: 'tidb', instance: 'tidb-0.peer:10080' } });
     expect(a.labels).toEqual({ job: 'tidb' });

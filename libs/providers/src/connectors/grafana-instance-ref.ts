@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProviderError } from '../core/provider-error';
 import { openJson, sealJson, SealedBoxError } from '../core/sealed-box';
-import type { SeriesSummary } from './prometheus-connector';
+import { SeriesSummarySchema, type SeriesSummary } from './prometheus-connector';
 
 /** Labels whose values are provider addresses; they leave a package only as sealed references. */
 export const ADDRESS_LABELS: ReadonlySet<string> = new Set(['instance', 'address', 'addr', 'ip', 'host', 'hostname', 'host_ip', 'node_ip', 'pod_ip', 'server', 'endpoint', 'peer', 'target', 'exported_instance']);
@@ -83,11 +83,11 @@ export class InstanceRefCodec {
 }
 
 /** A series summary whose address labels were replaced by sealed references. */
-export interface ProtectedSeries extends Omit<SeriesSummary, 'labels'> {
-  labels: Record<string, string>;
-  instanceRefs?: Record<string, string>;
-  labelsOmitted?: number;
-}
+export const ProtectedSeriesSchema = SeriesSummarySchema.extend({
+  instanceRefs: z.record(z.string(), z.string().regex(INSTANCE_REF_PATTERN)).optional(),
+  labelsOmitted: z.number().int().optional(),
+}).strict();
+export type ProtectedSeries = z.infer<typeof ProtectedSeriesSchema>;
 
 /** Seals addresses once per call, so one instance keeps one reference within a result. */
 export class AddressSealer {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keepLeadSeries, round6, scoreAnomaly, type AnomalyWindow } from '../core/anomaly-score';
 import { ProviderError } from '../core/provider-error';
 import { providerRequest, type HttpCallRecord } from './http-client';
 
@@ -16,21 +17,36 @@ const PromResponse = z.discriminatedUnion('status', [
   z.object({ status: z.literal('error'), errorType: z.string().optional(), error: z.string() }),
 ]);
 
-export interface SeriesSummary {
-  labels: Record<string, string>;
-  points: number;
-  first: number | null;
-  last: number | null;
-  min: number | null;
-  max: number | null;
-  mean: number | null;
-  maxAt: string | null;
-}
+/**
+ * The compact summary of one series, the only form in which a series leaves a provider package.
+ * The anomaly fields come from `scoreAnomaly` (robust z of the recent half of the window against
+ * its first half); they are null when the series has too few points.
+ */
+export const SeriesSummarySchema = z.object({
+  labels: z.record(z.string(), z.string()),
+  points: z.number(),
+  first: z.number().nullable(),
+  last: z.number().nullable(),
+  min: z.number().nullable(),
+  max: z.number().nullable(),
+  mean: z.number().nullable(),
+  maxAt: z.string().nullable(),
+  baselineMedian: z.number().nullable(),
+  recentMedian: z.number().nullable(),
+  anomalyScore: z.number().nullable(),
+  direction: z.enum(['up', 'down']).nullable(),
+  shiftAt: z.string().nullable(),
+});
+export type SeriesSummary = z.infer<typeof SeriesSummarySchema>;
 
 export interface PromQueryResult {
   resultType: 'matrix' | 'vector' | 'scalar' | 'string';
   seriesCount: number;
-  /** The series with the largest maxima, at most `maxSeries`. */
+  /**
+   * The series with the largest maxima, at most `maxSeries`, ordered by max. When the most
+   * anomalous series (highest `anomalyScore`) falls outside that cut it takes the last place, so
+   * it is always kept and the order by max still holds.
+   */
   series: SeriesSummary[];
   omittedSeries: number;
 }
@@ -41,9 +57,10 @@ export interface PromEndpoint {
   secrets?: readonly string[];
 }
 
-function summarise(labels: Record<string, string>, samples: [number, string][]): SeriesSummary {
+function summarise(labels: Record<string, string>, samples: [number, string][], window?: AnomalyWindow): SeriesSummary {
   const values = samples.map(([t, v]) => [t, Number(v)] as const).filter(([, v]) => Number.isFinite(v));
-  if (values.length === 0) return { labels, points: 0, first: null, last: null, min: null, max: null, mean: null, maxAt: null };
+  const { ratio: _ratio, ...anomaly } = scoreAnomaly(values, window);
+  if (values.length === 0) return { labels, points: 0, first: null, last: null, min: null, max: null, mean: null, maxAt: null, ...anomaly };
   let min = Infinity;
   let max = -Infinity;
   let maxAt = values[0][0];
@@ -56,16 +73,16 @@ function summarise(labels: Record<string, string>, samples: [number, string][]):
     }
     sum += v;
   }
-  const round = (n: number) => Math.round(n * 1e6) / 1e6;
   return {
     labels,
     points: values.length,
-    first: round(values[0][1]),
-    last: round(values[values.length - 1][1]),
-    min: round(min),
-    max: round(max),
-    mean: round(sum / values.length),
+    first: round6(values[0][1]),
+    last: round6(values[values.length - 1][1]),
+    min: round6(min),
+    max: round6(max),
+    mean: round6(sum / values.length),
     maxAt: new Date(maxAt * 1000).toISOString(),
+    ...anomaly,
   };
 }
 
@@ -111,13 +128,13 @@ export async function queryPrometheus(
   if (parsed.data.status === 'error') throw Object.assign(new ProviderError('PROVIDER.QUERY_REJECTED', parsed.data.error), { record: response.record });
   const data = parsed.data.data;
   const maxSeries = options.maxSeries ?? 10;
+  const window = query.kind === 'range' ? { start: query.startMs / 1000, end: query.endMs / 1000 } : undefined;
   let series: SeriesSummary[];
-  if (data.resultType === 'matrix') series = data.result.map((r) => summarise(r.metric, r.values));
+  if (data.resultType === 'matrix') series = data.result.map((r) => summarise(r.metric, r.values, window));
   else if (data.resultType === 'vector') series = data.result.map((r) => summarise(r.metric, [r.value]));
   else series = [summarise({}, [data.result])];
-  series.sort((a, b) => (b.max ?? -Infinity) - (a.max ?? -Infinity));
   return {
-    result: { resultType: data.resultType, seriesCount: series.length, series: series.slice(0, maxSeries), omittedSeries: Math.max(0, series.length - maxSeries) },
+    result: { resultType: data.resultType, seriesCount: series.length, series: keepLeadSeries(series, maxSeries), omittedSeries: Math.max(0, series.length - maxSeries) },
     record: response.record,
   };
 }

@@ -1,18 +1,11 @@
 import type { EvidenceFactV1, PlannedQueryV1 } from '@aoc/contracts';
-import type { QueryEvidence } from '@aoc/providers';
+import { ANOMALY_Z_THRESHOLD, mostAnomalousIndex, SeriesSummarySchema, type QueryEvidence } from '@aoc/providers';
 import { z } from 'zod';
 import { asSeriesResult, materializeStatements } from './materialize-statements';
 
-const SeriesSummary = z.object({
-  labels: z.record(z.string(), z.string()),
-  points: z.number(),
-  first: z.number().nullable(),
-  last: z.number().nullable(),
-  min: z.number().nullable(),
-  max: z.number().nullable(),
-  mean: z.number().nullable(),
-  maxAt: z.string().nullable(),
-});
+/** A package's series summary; results recorded before anomaly scoring lack its five fields. */
+const SeriesSummary = SeriesSummarySchema.partial({ baselineMedian: true, recentMedian: true, anomalyScore: true, direction: true, shiftAt: true });
+type SeriesSummary = z.infer<typeof SeriesSummary>;
 const MetricResult = z.object({ seriesCount: z.number(), series: z.array(SeriesSummary) });
 
 const SAFE_LABELS = new Set(['cluster', 'component', 'type', 'changefeed', 'job', 'le', 'store', 'db', 'sql_type', 'result']);
@@ -33,6 +26,30 @@ function labelText(labels: Record<string, string>): string {
   return safe.map(([k, v]) => `${k}=${v}`).join(',');
 }
 
+/** The anomaly statistics of a series as fact attributes; a statistic the package could not compute is left out. */
+function anomalyAttributes(s: SeriesSummary): Record<string, string | number> {
+  const stats = { anomalyScore: s.anomalyScore, baselineMedian: s.baselineMedian, recentMedian: s.recentMedian, direction: s.direction, shiftAt: s.shiftAt };
+  return Object.fromEntries(Object.entries(stats).filter((e): e is [string, string | number] => e[1] !== null && e[1] !== undefined));
+}
+
+/**
+ * A strong deviation (score at or above the threshold) in plain words, or null. "Rose from … to …"
+ * when the recent median itself moved beyond the threshold; otherwise an excursion (a spike, or a
+ * ramp still under way) with the recent median given alongside. The recent median's own z is
+ * bounded from below with the series extreme (max going up, min going down), which is exact when
+ * the extreme lies in the recent window.
+ */
+function deviationText(s: SeriesSummary): string | null {
+  const { anomalyScore: score, baselineMedian: base, recentMedian: recent, direction } = s;
+  if (typeof score !== 'number' || score < ANOMALY_Z_THRESHOLD || typeof base !== 'number' || typeof recent !== 'number' || !direction) return null;
+  const extreme = direction === 'up' ? (s.max ?? base) - base : base - (s.min ?? base);
+  const medianZ = extreme > 0 ? (Math.abs(recent - base) * score) / extreme : 0;
+  const sustained = medianZ >= ANOMALY_Z_THRESHOLD && Math.sign(recent - base) === (direction === 'up' ? 1 : -1);
+  return sustained
+    ? `${direction === 'up' ? 'rose' : 'fell'} from a baseline median of ${fmt(base)} to ${fmt(recent)} (robust z ${fmt(score)}, shift at ${hhmm(s.shiftAt ?? null)})`
+    : `${direction === 'up' ? 'rose above' : 'dropped below'} its baseline median of ${fmt(base)} (robust z ${fmt(score)}, first at ${hhmm(s.shiftAt ?? null)}; recent median ${fmt(recent)})`;
+}
+
 export interface Materialized {
   facts: EvidenceFactV1[];
   observations: string[];
@@ -41,11 +58,15 @@ export interface Materialized {
 
 /**
  * Deterministic extraction of compact facts from allowed result fields: peak, when, start, end
- * and baseline of each metric series; counts for other results. Never "query succeeded".
+ * and baseline of each metric series, with its anomaly statistics; counts for other results.
+ * Never "query succeeded". Per query the facts are the top three series by max (the first is the
+ * lead series mechanism rules read), then the most anomalous series of the whole result when it
+ * is not among them. Observations, one per query, are ordered by the query's highest anomaly
+ * score, most anomalous first (queries without a score keep their order, last).
  */
 export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: readonly QueryEvidence[]): Materialized {
   const facts: EvidenceFactV1[] = [];
-  const observations: string[] = [];
+  const observations: { text: string; score: number }[] = [];
   const gaps: string[] = [];
   for (const e of evidence) {
     const planned = queries.find((q) => q.id === e.id);
@@ -58,7 +79,7 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
     const statements = materializeStatements(e.id, purpose, e.result);
     if (statements) {
       facts.push(...statements.facts);
-      observations.push(...statements.observations);
+      observations.push(...statements.observations.map((text) => ({ text, score: -1 })));
       gaps.push(...statements.gaps);
       continue;
     }
@@ -74,7 +95,9 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
       continue;
     }
     const top = metric.data.series.slice(0, 3);
-    for (const s of top) {
+    const mostIndex = mostAnomalousIndex(metric.data.series);
+    const most = mostIndex === null ? null : metric.data.series[mostIndex];
+    for (const s of most && (mostIndex ?? 0) >= top.length ? [...top, most] : top) {
       facts.push({
         queryId: e.id,
         kind: 'metric_summary',
@@ -88,6 +111,7 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
           mean: s.mean ?? 'n/a',
           maxAt: s.maxAt ?? 'n/a',
           points: s.points,
+          ...anomalyAttributes(s),
         },
       });
     }
@@ -101,9 +125,16 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
         : metric.data.seriesCount > 1
           ? `; ${metric.data.seriesCount} series peak at similar levels`
           : '';
-    observations.push(
-      `${purpose}: peak ${fmt(lead.max)} at ${hhmm(lead.maxAt)} (start ${fmt(lead.first)}, end ${fmt(lead.last)}, mean ${fmt(lead.mean)}${change})${labelText(lead.labels) ? ` on ${labelText(lead.labels)}` : ''}${spread}.`.slice(0, 500),
-    );
+    const deviation = most ? deviationText(most) : null;
+    const on = (s: SeriesSummary) => (labelText(s.labels) ? ` on ${labelText(s.labels)}` : '');
+    const calm = typeof most?.anomalyScore === 'number' ? `; ${metric.data.seriesCount > 1 ? 'no series shifts between the first and second half of the window (highest robust z' : 'no shift between the first and second half of the window (robust z'} ${fmt(most.anomalyScore)})` : '';
+    const text =
+      most && deviation
+        ? `${purpose}${on(most)} ${deviation}; ${most === lead ? 'peak' : `the highest series${on(lead)} peaks at`} ${fmt(lead.max)} at ${hhmm(lead.maxAt)}.`
+        : `${purpose}: peak ${fmt(lead.max)} at ${hhmm(lead.maxAt)} (start ${fmt(lead.first)}, end ${fmt(lead.last)}, mean ${fmt(lead.mean)}${change})${on(lead)}${spread}${calm}.`;
+    observations.push({ text: text.slice(0, 500), score: most?.anomalyScore ?? -1 });
   }
-  return { facts: facts.slice(0, 200), observations: observations.slice(0, 20), gaps: gaps.slice(0, 20) };
+  // Array.prototype.sort is stable: equal scores keep the query order.
+  const ranked = [...observations].sort((a, b) => b.score - a.score).map((o) => o.text);
+  return { facts: facts.slice(0, 200), observations: ranked.slice(0, 20), gaps: gaps.slice(0, 20) };
 }

@@ -42,7 +42,21 @@ export async function runMetricsQuery(q: ClinicQueryOf<'promql_range'> | ClinicQ
       result_type: result.resultType,
       series_count: result.seriesCount,
       omitted_series: result.omittedSeries,
-      series: result.series.map((s) => ({ labels: compactLabels(s.labels), points: s.points, first: s.first, last: s.last, min: s.min, max: s.max, mean: s.mean, max_at: s.maxAt })),
+      series: result.series.map((s) => ({
+        labels: compactLabels(s.labels),
+        points: s.points,
+        first: s.first,
+        last: s.last,
+        min: s.min,
+        max: s.max,
+        mean: s.mean,
+        max_at: s.maxAt,
+        baseline_median: s.baselineMedian,
+        recent_median: s.recentMedian,
+        anomaly_score: s.anomalyScore,
+        direction: s.direction,
+        shift_at: s.shiftAt,
+      })),
     },
   };
 }

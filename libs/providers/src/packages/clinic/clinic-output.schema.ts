@@ -23,6 +23,11 @@ export const MetricsResult = z.object({
       max: Num.nullable(),
       mean: Num.nullable(),
       max_at: z.string().nullable(),
+      baseline_median: Num.nullable(),
+      recent_median: Num.nullable(),
+      anomaly_score: Num.nullable(),
+      direction: z.enum(['up', 'down']).nullable(),
+      shift_at: z.string().nullable(),
     }),
   ),
 });

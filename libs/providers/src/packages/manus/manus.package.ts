@@ -10,8 +10,9 @@ import type { ToolResult } from '../../core/tool-result';
 import type { ToolSpec } from '../../core/tool-spec';
 import { recordOf } from '../../connectors/http-client';
 import { grafanaQueryRange, grafanaSecrets, type GrafanaDatasource } from '../../connectors/grafana-datasource-connector';
-import { AddressSealer, INSTANCE_REF_PATTERN, InstanceRefCodec, type ProtectedSeries } from '../../connectors/grafana-instance-ref';
+import { AddressSealer, INSTANCE_REF_PATTERN, InstanceRefCodec, ProtectedSeriesSchema, type ProtectedSeries } from '../../connectors/grafana-instance-ref';
 import { withLabelMatcher } from '../../connectors/grafana-label-matcher';
+import { dropLowestRanked } from '../../core/anomaly-score';
 import { validatePromQl } from '../../validation/promql';
 import { MANUS_TARGETS, parseManusConfig, type ManusConfig, type ManusTarget, type ParsedManusConfig } from './manus-config';
 
@@ -63,21 +64,6 @@ export const ManusQueryRangeInput = z
   });
 export type ManusQueryRangeInput = z.infer<typeof ManusQueryRangeInput>;
 
-const SeriesOut = z
-  .object({
-    labels: z.record(z.string(), z.string()),
-    instanceRefs: z.record(z.string(), z.string().regex(INSTANCE_REF_PATTERN)).optional(),
-    labelsOmitted: z.number().int().optional(),
-    points: z.number(),
-    first: z.number().nullable(),
-    last: z.number().nullable(),
-    min: z.number().nullable(),
-    max: z.number().nullable(),
-    mean: z.number().nullable(),
-    maxAt: z.string().nullable(),
-  })
-  .strict();
-
 const QueryOut = z
   .object({
     id: z.string(),
@@ -86,7 +72,7 @@ const QueryOut = z
     seriesCount: z.number().optional(),
     omittedSeries: z.number().optional(),
     instanceFiltered: z.boolean().optional(),
-    series: z.array(SeriesOut).optional(),
+    series: z.array(ProtectedSeriesSchema).optional(),
     error_code: z.string().optional(),
     detail_error: z.string().optional(),
   })
@@ -123,7 +109,7 @@ function fitToBudget(queries: QueryOut[], budgetBytes: number): boolean {
   while (size() > budgetBytes) {
     const widest = queries.reduce<QueryOut | null>((best, q) => ((q.series?.length ?? 0) > (best?.series?.length ?? 0) ? q : best), null);
     if (!widest?.series?.length) break;
-    widest.series.pop();
+    dropLowestRanked(widest.series);
     widest.omittedSeries = (widest.omittedSeries ?? 0) + 1;
     truncated = true;
   }

@@ -51,6 +51,9 @@ describe('generic Prometheus package against a real Prometheus', () => {
     const [p99, max, missing] = result.details.queries;
     expect(p99).toMatchObject({ id: 'p99', status: 'complete', resultType: 'matrix', seriesCount: 2 });
     expect(p99.series?.[0]).toMatchObject({ max: 0.09, min: 0.04, first: 0.04, last: 0.09, maxAt: '2026-11-20T10:38:00.000Z' });
+    // Robust z against the first half of the window: a flat 40 ms baseline, a real step to 90 ms.
+    expect(p99.series?.[0]).toMatchObject({ baselineMedian: 0.04, recentMedian: 0.09, anomalyScore: 125, direction: 'up', shiftAt: '2026-11-20T10:38:00.000Z' });
+    expect(p99.series?.[1]).toMatchObject({ anomalyScore: 0, direction: null, shiftAt: null });
     expect(JSON.stringify(p99.series)).not.toContain('10.0.3.17');
     expect(max).toMatchObject({ status: 'complete', resultType: 'vector' });
     expect(max.series?.[0].last).toBe(0.09);

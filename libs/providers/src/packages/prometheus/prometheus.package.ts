@@ -7,7 +7,7 @@ import { ProviderError } from '../../core/provider-error';
 import { DAY_MS } from '../../core/time-window';
 import type { ToolSpec } from '../../core/tool-spec';
 import { recordOf } from '../../connectors/http-client';
-import { queryPrometheus, type PromEndpoint } from '../../connectors/prometheus-connector';
+import { queryPrometheus, SeriesSummarySchema, type PromEndpoint } from '../../connectors/prometheus-connector';
 import { validatePromQl } from '../../validation/promql';
 
 const QueryId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a safe slug of at most 64 characters');
@@ -35,17 +35,6 @@ export const PrometheusBatchInput = z
   .strict();
 export type PrometheusBatchInput = z.infer<typeof PrometheusBatchInput>;
 
-const SeriesSummaryOut = z.object({
-  labels: z.record(z.string(), z.string()),
-  points: z.number(),
-  first: z.number().nullable(),
-  last: z.number().nullable(),
-  min: z.number().nullable(),
-  max: z.number().nullable(),
-  mean: z.number().nullable(),
-  maxAt: z.string().nullable(),
-});
-
 export const PrometheusBatchOutput = z.object({
   target: z.string(),
   window: Window,
@@ -56,7 +45,7 @@ export const PrometheusBatchOutput = z.object({
       resultType: z.string().optional(),
       seriesCount: z.number().optional(),
       omittedSeries: z.number().optional(),
-      series: z.array(SeriesSummaryOut).optional(),
+      series: z.array(SeriesSummarySchema).optional(),
       error_code: z.string().optional(),
       detail_error: z.string().optional(),
     }),

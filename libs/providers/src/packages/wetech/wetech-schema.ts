@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HOUR_MS } from '../../core/time-window';
-import { INSTANCE_REF_PATTERN } from '../../connectors/grafana-instance-ref';
+import { INSTANCE_REF_PATTERN, ProtectedSeriesSchema } from '../../connectors/grafana-instance-ref';
 import { SlowQueryRow, StatementRow, TopSqlRow } from './wetech-dashboard-rows';
 import { ApidTicketKey } from './wetech-target';
 
@@ -94,21 +94,6 @@ export const WetechBatchInput = z
   });
 export type WetechBatchInput = z.infer<typeof WetechBatchInput>;
 
-const SeriesOut = z
-  .object({
-    labels: z.record(z.string(), z.string()),
-    instanceRefs: z.record(z.string(), z.string().regex(INSTANCE_REF_PATTERN)).optional(),
-    labelsOmitted: z.number().int().optional(),
-    points: z.number(),
-    first: z.number().nullable(),
-    last: z.number().nullable(),
-    min: z.number().nullable(),
-    max: z.number().nullable(),
-    mean: z.number().nullable(),
-    maxAt: z.string().nullable(),
-  })
-  .strict();
-
 export const WetechQueryOut = z
   .object({
     id: z.string(),
@@ -118,7 +103,7 @@ export const WetechQueryOut = z
     seriesCount: z.number().optional(),
     omittedSeries: z.number().optional(),
     instanceFiltered: z.boolean().optional(),
-    series: z.array(SeriesOut).optional(),
+    series: z.array(ProtectedSeriesSchema).optional(),
     rows: z.array(z.union([TopSqlRow, StatementRow, SlowQueryRow])).optional(),
     totalRows: z.number().optional(),
     omittedRows: z.number().optional(),

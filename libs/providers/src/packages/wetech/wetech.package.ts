@@ -12,6 +12,7 @@ import { playwrightTidbDashboard, type DashboardSession, type DashboardSessionFa
 import { datasourceProxyPath, GRAFANA_ORIGIN, grafanaQueryRange, type GrafanaDatasource } from '../../connectors/grafana-datasource-connector';
 import { AddressSealer, InstanceRefCodec, type InstanceSelection, type ProtectedSeries } from '../../connectors/grafana-instance-ref';
 import { withLabelMatcher } from '../../connectors/grafana-label-matcher';
+import { dropLowestRanked } from '../../core/anomaly-score';
 import { recordOf } from '../../connectors/http-client';
 import { StorageStateConflictError, type StorageStateSnapshot, type StorageStateStore } from '../../connectors/storage-state-store';
 import { validatePromQl } from '../../validation/promql';
@@ -164,7 +165,7 @@ function fitToBudget(queries: WetechQueryOut[], budgetBytes: number): boolean {
     const widest = queries.reduce<WetechQueryOut | null>((best, q) => (length(q) > (best ? length(best) : 0) ? q : best), null);
     if (!widest) break;
     if (widest.series?.length) {
-      widest.series.pop();
+      dropLowestRanked(widest.series);
       widest.omittedSeries = (widest.omittedSeries ?? 0) + 1;
     } else if (widest.rows?.length) {
       widest.rows.pop();
