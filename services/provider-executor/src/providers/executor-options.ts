@@ -48,6 +48,8 @@ export const ExecutorConfigSchema = z.object({
   AOC_MANUS_CONFIG: jsonSecret('AOC_MANUS_CONFIG'),
   /** Wetech package configuration (credential profiles, instance-ref key, storage-state seal key). */
   AOC_WETECH_CONFIG: jsonSecret('AOC_WETECH_CONFIG'),
+  /** Outer limit of provider authentication and bootstrap (Clinic metadata, Wetech dashboard login). */
+  AOC_PROVIDER_AUTH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(180_000),
   /** JSON array of {name, baseUrl, bearerToken?} for the generic Prometheus package. */
   AOC_PROMETHEUS_TARGETS: secret(
     z
@@ -74,6 +76,8 @@ export interface ExecutorOptions {
   wetech?: unknown;
   /** Bundled recordings available to replay (e.g. the example tickets). */
   recordings: RecordingEntry[];
+  /** Outer limit of provider authentication/bootstrap; 3 min unless set. */
+  authTimeoutMs?: number;
 }
 
 export function executorOptionsFromEnv(env: Record<string, string | undefined> = process.env): ExecutorOptions {
@@ -84,6 +88,7 @@ export function executorOptionsFromEnv(env: Record<string, string | undefined> =
     clinic: config.AOC_CLINIC_CONFIG,
     manus: config.AOC_MANUS_CONFIG,
     wetech: config.AOC_WETECH_CONFIG,
+    authTimeoutMs: config.AOC_PROVIDER_AUTH_TIMEOUT_MS,
     recordings: config.AOC_EVIDENCE_MODE === 'replay' ? loadRecordings(config.AOC_EVIDENCE_RECORDINGS) : [],
   };
 }

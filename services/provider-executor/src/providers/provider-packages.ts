@@ -1,4 +1,4 @@
-import { clinicPackage, manusPackage, parseSealKey, postgresStorageStateStore, wetechPackage, WetechCredentialsSchema, type EvidencePackage, type SqlQueryable } from '@aoc/providers';
+import { CLINIC_BOOTSTRAP_TIMEOUT_MS, WETECH_AUTH_TIMEOUT_MS, clinicPackage, manusPackage, parseSealKey, postgresStorageStateStore, wetechPackage, WetechCredentialsSchema, type EvidencePackage, type SqlQueryable } from '@aoc/providers';
 import { PermanentError } from '@aoc/errors';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
@@ -50,9 +50,13 @@ function pgQueryable(dataSource: DataSource): SqlQueryable {
  * Builds the Clinic, Manus and Wetech packages this deployment has configuration for. Each is
  * its own identity with its own credentials; a bad configuration stops the service at boot.
  */
-export function configuredPackages(options: Pick<ExecutorOptions, 'clinic' | 'manus' | 'wetech'>, dataSource: DataSource, schema: string): EvidencePackage[] {
+export function configuredPackages(options: Pick<ExecutorOptions, 'clinic' | 'manus' | 'wetech' | 'authTimeoutMs'>, dataSource: DataSource, schema: string): EvidencePackage[] {
   const packages: EvidencePackage[] = [];
-  if (options.clinic !== undefined) packages.push(clinicPackage(parseOrFail(ClinicJson, options.clinic, 'AOC_CLINIC_CONFIG')));
+  // One outer limit for authentication and bootstrap; a package's own tighter bound still applies.
+  const authTimeoutMs = options.authTimeoutMs ?? WETECH_AUTH_TIMEOUT_MS;
+  if (options.clinic !== undefined) {
+    packages.push(clinicPackage({ ...parseOrFail(ClinicJson, options.clinic, 'AOC_CLINIC_CONFIG'), bootstrapTimeoutMs: Math.min(CLINIC_BOOTSTRAP_TIMEOUT_MS, authTimeoutMs) }));
+  }
   if (options.manus !== undefined) packages.push(manusPackage(options.manus as Parameters<typeof manusPackage>[0]));
   if (options.wetech !== undefined) {
     const wetech = parseOrFail(WetechJson, options.wetech, 'AOC_WETECH_CONFIG');
@@ -61,6 +65,7 @@ export function configuredPackages(options: Pick<ExecutorOptions, 'clinic' | 'ma
         credentials: wetech.credentials,
         instanceRefKey: wetech.instanceRefKey,
         storageState: postgresStorageStateStore({ db: pgQueryable(dataSource), schema, key: 'wetech', sealKey: parseSealKey(wetech.storageSealKey) }),
+        authTimeoutMs,
       }),
     );
   }

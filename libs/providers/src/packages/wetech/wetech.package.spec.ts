@@ -201,6 +201,13 @@ describe('wetech package (scripted Grafana, scripted dashboard, in-memory state)
     expect(dashboard.sessions).toHaveLength(1);
   });
 
+  it('bounds the dashboard login by its outer auth limit', async () => {
+    const hanging = wetechPackage(configFor({ dashboard: () => new Promise(() => undefined), authTimeoutMs: 100 }));
+    const result = await run(batch([{ id: 'st', operation: 'statements' }]), hanging);
+    expect(JSON.stringify(result.details)).toContain('PROVIDER.AUTH_TIMEOUT');
+    expect(result.text).toContain('did not finish within 100 ms');
+  });
+
   it('reads the browser state before and writes it back after every dashboard execution, and never opens a browser for PromQL alone', async () => {
     await run(batch([promql()]));
     expect(dashboard.sessions).toHaveLength(0);

@@ -90,7 +90,11 @@ export interface WetechPackageConfig {
   /** Execution-state events about the browser state (never part of a result). */
   onStorageState?: (event: WetechStorageStateEvent) => void;
   limits?: z.input<typeof WetechConfigData>['limits'];
+  /** Outer limit of the dashboard login (browser state read, sign-in); 3 min by default. */
+  authTimeoutMs?: number;
 }
+
+export const WETECH_AUTH_TIMEOUT_MS = 180_000;
 
 export interface WetechPackage extends EvidencePackage {
   readonly name: 'wetech';
@@ -116,6 +120,7 @@ class DashboardLease {
     private readonly factory: DashboardSessionFactory,
     private readonly request: Omit<DashboardSessionRequest, 'storageState'>,
     private readonly emit: (event: WetechStorageStateEvent) => void,
+    private readonly authTimeoutMs: number = WETECH_AUTH_TIMEOUT_MS,
   ) {}
 
   session(): Promise<DashboardSession> {
@@ -128,7 +133,16 @@ class DashboardLease {
       }
       this.snapshot = snapshot;
       this.emit({ kind: 'read', revision: snapshot.revision, hadState: snapshot.state !== null, ...(snapshot.discarded ? { discarded: snapshot.discarded } : {}) });
-      return this.factory({ ...this.request, storageState: snapshot.state });
+      // The login is bounded on its own: a dashboard that never finishes signing in stops the scenario.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new ProviderError('PROVIDER.AUTH_TIMEOUT', `the dashboard login did not finish within ${this.authTimeoutMs} ms`)), this.authTimeoutMs);
+      });
+      try {
+        return await Promise.race([this.factory({ ...this.request, storageState: snapshot.state }), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
     })();
     return this.opening;
   }
@@ -224,7 +238,7 @@ function createTool(config: WetechPackageConfig): ToolImplementation<typeof wete
         const datasource: GrafanaDatasource = { origin: originOf(target.grafanaHost), datasourcePath: datasourceProxyPath(target.datasourceUid), auth: { kind: 'basic', ...logins.grafana } };
         const sealer = new AddressSealer(codec, name);
         const seriesById = new Map<string, ProtectedSeries[]>();
-        const lease = new DashboardLease(config.storageState, dashboard, { origin: originOf(target.dashboardHost), cluster: target.dashboardCluster, login: logins.dashboard, signal: ctx.signal }, emit);
+        const lease = new DashboardLease(config.storageState, dashboard, { origin: originOf(target.dashboardHost), cluster: target.dashboardCluster, login: logins.dashboard, signal: ctx.signal }, emit, config.authTimeoutMs);
         const order = new Map(input.queries.map((q, i) => [q.id, i]));
 
         const selectInstance = (q: Extract<WetechEntry, { operation: 'top_sql' }>): InstanceSelection => {
