@@ -1,11 +1,12 @@
-// `npm run aoc -- analyze <ticket.json> [--mode read|write] [--cutoff ISO] [--json]`
+// `npm run aoc -- analyze <ticket.json> [--mode read|write] [--ticket-dir DIR] [--cutoff ISO] [--json]`
 // Analyses one ticket with every role in this process (embedded defaults, replayed evidence) and
-// prints the two messages, the decision, the evidence status and the verdict.
+// prints the two messages, the decision, the evidence status and the verdict. In write mode the
+// answer is written as one internal comment to a JSON-file ticket source (DIR, or a temporary one).
 import { startTelemetry } from '@aoc/telemetry';
 
 const telemetry = startTelemetry({ serviceName: 'aoc-cli' });
 
-const USAGE = 'usage: aoc analyze <ticket.json> [--mode read|write] [--cutoff ISO-8601] [--json]';
+const USAGE = 'usage: aoc analyze <ticket.json> [--mode read|write] [--ticket-dir DIR] [--cutoff ISO-8601] [--json]';
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -26,11 +27,23 @@ async function main(): Promise<number> {
     return 2;
   }
   const cutoff = option(rest, '--cutoff');
-  const platform = await startPlatform();
+  let ticketDir: string | null = null;
+  if (mode === 'write') {
+    // The ticket source the comment goes to: the ticket file's JSON is stored there if absent.
+    const { mkdtempSync, existsSync, writeFileSync, mkdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    ticketDir = option(rest, '--ticket-dir') ?? mkdtempSync(join(tmpdir(), 'aoc-tickets-'));
+    mkdirSync(ticketDir, { recursive: true });
+    const ticketFile = join(ticketDir, `${request.ticket.key}.json`);
+    if (!existsSync(ticketFile)) writeFileSync(ticketFile, JSON.stringify(request.ticket, null, 2));
+  }
+  const { JsonFileTicketSource } = await import('@aoc/ticket-source');
+  const platform = await startPlatform(ticketDir ? { router: { ticketSource: new JsonFileTicketSource({ directory: ticketDir }) } } : {});
   try {
     const { accepted, summary } = await runExample(platform, { ...request, ...(mode ? { mode } : {}), ...(cutoff ? { cutoff, trigger: 'replay' as const } : {}) });
     if (rest.includes('--json')) {
-      process.stdout.write(JSON.stringify({ ...accepted, ...summary }, null, 2) + '\n');
+      process.stdout.write(JSON.stringify({ ...accepted, ...summary, ...(ticketDir ? { ticketDir } : {}) }, null, 2) + '\n');
     } else {
       process.stdout.write(
         [
@@ -43,6 +56,7 @@ async function main(): Promise<number> {
           '--- internal handoff ---',
           summary.internalHandoffMarkdown,
           '',
+          ...(ticketDir ? [`internal comment written to ${ticketDir}/${accepted.ticketKey}.comments.json`, ''] : []),
         ].join('\n'),
       );
     }

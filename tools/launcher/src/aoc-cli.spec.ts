@@ -1,5 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { JsonFileTicketSource } from '@aoc/ticket-source';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const aoc = (...args: string[]) =>
@@ -21,5 +24,21 @@ describe('aoc CLI', () => {
     expect(result.customerReplyMarkdown).toContain('the ID of the affected cluster');
     // The injected instruction in the ticket never turns into an action or a query.
     expect(out.stdout).not.toMatch(/DELETE FROM users/);
+  }, 120000);
+
+  it('writes exactly one internal comment for the run in write mode, to the JSON-file ticket source', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aoc-cli-'));
+    try {
+      const first = aoc('analyze', 'services/router/examples/tickets/healthy-false-alarm.json', '--mode', 'write', '--ticket-dir', dir, '--json');
+      expect(first.status).toBe(0);
+      const result = JSON.parse(first.stdout) as { ticketKey: string; runId: string; customerReplyMarkdown: string };
+      const ticket = await new JsonFileTicketSource({ directory: dir }).readTicket(result.ticketKey);
+      const ours = ticket.comments.filter((c) => c.body.includes(`aoc:${result.runId}:final-response`));
+      expect(ours).toHaveLength(1);
+      expect(ours[0]).toMatchObject({ visibility: 'internal', authorRole: 'bot' });
+      expect(ours[0].body).toContain(result.customerReplyMarkdown.split('\n')[0]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120000);
 });
