@@ -1,17 +1,5 @@
-import type { TicketAnalysisRequestedV1 } from '@aoc/contracts';
+import { analysisRequest as request } from '../../test/factories';
 import { analysisWindow, extractClusterIds, resolveTarget, selectScenarios } from './select-scenarios';
-
-function request(title: string, description: string, cutoff: string | null = '2026-11-20T11:00:00Z'): TicketAnalysisRequestedV1 {
-  return {
-    runId: 'run-1',
-    ticketKey: 'SUP-1',
-    mode: 'read',
-    trigger: 'replay',
-    requestedAt: '2026-11-21T00:00:00Z',
-    cutoff,
-    ticket: { key: 'SUP-1', title, description, reporterRole: 'customer', createdAt: '2026-11-20T10:00:00Z', labels: [], comments: [] },
-  };
-}
 
 describe('selectScenarios', () => {
   it('picks scenarios from the symptom and the single named cluster, with the frozen window', () => {
