@@ -96,6 +96,14 @@ describe('materializeFacts with anomaly scores', () => {
     ]);
   });
 
+  it('says a rise that scores low happened early instead of calling the series unshifted', () => {
+    const early = series('a', { first: 10, max: 80, last: 80, baselineMedian: 78, recentMedian: 80, anomalyScore: 0.9, direction: 'up', shiftAt: null });
+    const { observations } = materializeFacts([planned('cpu', 'CPU per instance')], [complete('cpu', [early])]);
+    expect(observations[0]).toContain('8x its starting value');
+    expect(observations[0]).toContain('the rise happened within the first half of the window, so it does not stand out against that half (robust z 0.9)');
+    expect(observations[0]).not.toContain('no shift');
+  });
+
   it('names the highest robust z when no series shifts between the halves of the window', () => {
     const { observations } = materializeFacts([planned('cpu', 'CPU per instance')], [complete('cpu', [calm('a', 90, 1), calm('b', 88, 2.6)])]);
     expect(observations).toEqual(['CPU per instance: peak 90 at 10:40Z (start 90, end 90, mean 90) on cluster=tidb-1; 2 series peak at similar levels; no series shifts between the first and second half of the window (highest robust z 2.6).']);

@@ -127,7 +127,13 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
           : '';
     const deviation = most ? deviationText(most) : null;
     const on = (s: SeriesSummary) => (labelText(s.labels) ? ` on ${labelText(s.labels)}` : '');
-    const calm = typeof most?.anomalyScore === 'number' ? `; ${metric.data.seriesCount > 1 ? 'no series shifts between the first and second half of the window (highest robust z' : 'no shift between the first and second half of the window (robust z'} ${fmt(most.anomalyScore)})` : '';
+    // A series that rose yet scores low rose early: say so rather than "no shift", which reads as "flat".
+    const calm =
+      typeof most?.anomalyScore !== 'number'
+        ? ''
+        : change
+          ? `; the rise happened within the first half of the window, so it does not stand out against that half (${metric.data.seriesCount > 1 ? 'highest ' : ''}robust z ${fmt(most.anomalyScore)})`
+          : `; ${metric.data.seriesCount > 1 ? 'no series shifts between the first and second half of the window (highest robust z' : 'no shift between the first and second half of the window (robust z'} ${fmt(most.anomalyScore)})`;
     const text =
       most && deviation
         ? `${purpose}${on(most)} ${deviation}; ${most === lead ? 'peak' : `the highest series${on(lead)} peaks at`} ${fmt(lead.max)} at ${hhmm(lead.maxAt)}.`
