@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Topics, type EvidenceBatchPlannedV1, type RunPublishedV1 } from '@aoc/contracts';
+import { chatCompletion, startFakeChatCompletionsServer, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
+import { Topics, type EvidenceBatchPlannedV1, type RunExecutionRecordedV1, type RunPublishedV1 } from '@aoc/contracts';
 import { RunSummaryQuery, type RunSummary } from '@aoc/service-reporter';
 import { SCENARIO_DEADLINE_CODE, TicketIntakeService, writeBackKey } from '@aoc/service-router';
 import { JiraTicketSource, startFakeJiraServer, type FakeJiraServer } from '@aoc/ticket-source';
@@ -219,5 +220,44 @@ describe('diagnosis chain, one process: deadlines on a shortened clock', () => {
     const [thread] = await platform.dataSource.query(`SELECT "status", "brief" FROM "router"."scenario_threads" WHERE "run_id" = $1`, [accepted.runId]);
     expect(thread.status).toBe('concluded');
     expect(JSON.stringify(thread.brief)).toContain('scenario deadline');
+  }, 120000);
+});
+
+describe('diagnosis chain, one process: a role on an OpenAI-compatible model by configuration', () => {
+  let platform: Platform;
+  let model: FakeChatCompletionsServer;
+
+  beforeAll(async () => {
+    model = await startFakeChatCompletionsServer((req) => ({
+      status: 200,
+      json: chatCompletion(
+        JSON.stringify({
+          customerReplyMarkdown: `Model-written reply (${req.body.response_format?.json_schema?.name}): p99 rose on tidb-prod-7f3a; we are confirming which statements.`,
+          internalHandoffMarkdown: 'Model-written handoff: confirm the statements behind the added load.',
+        }),
+        { model: 'writer-test-1' },
+      ),
+    }));
+    platform = await startPlatform({
+      router: { env: { AOC_MODEL_ENGINE_FINAL_RESPONSE: 'openai', AOC_MODEL_BASE_URL_FINAL_RESPONSE: model.baseUrl, AOC_MODEL_NAME_FINAL_RESPONSE: 'writer-test-1', AOC_MODEL_API_KEY_FINAL_RESPONSE: 'sk-final-secret-987654' } },
+    });
+  }, 120000);
+
+  afterAll(async () => {
+    await platform?.stop();
+    await model?.close();
+  });
+
+  it('writes the two messages with the configured model while the router keeps the decision, and records the engine', async () => {
+    const { accepted, summary } = await runExample(platform, latency(), 90000);
+    expect(summary.customerReplyMarkdown).toBe('Model-written reply (router_final-response): p99 rose on tidb-prod-7f3a; we are confirming which statements.');
+    expect(summary.decision).toBe('human_required');
+    const recorded = payloads<RunExecutionRecordedV1>(platform, Topics.runExecutionRecorded).find((r) => r.runId === accepted.runId);
+    expect(recorded?.responseGeneration).toEqual({ status: 'succeeded', engine: 'writer-test-1' });
+    // Only the Final Response role went to the model; it saw the diagnosis, never the API key in a message.
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0].headers['authorization']).toBe('Bearer sk-final-secret-987654');
+    expect(JSON.stringify(model.requests[0].body)).not.toContain('sk-final-secret');
+    expect(JSON.parse(model.requests[0].body.messages[1].content)).toMatchObject({ decision: 'human_required', diagnosis: { primaryScenario: 'latency-regression' } });
   }, 120000);
 });
