@@ -13,6 +13,22 @@ function option(args: string[], name: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
+interface WriteBackOutcome {
+  status: string;
+  commentId: string | null;
+  errorCode: string | null;
+}
+
+async function writeBackOf(db: { query(sql: string, params: unknown[]): Promise<{ write_back: WriteBackOutcome | null }[]> }, runId: string): Promise<WriteBackOutcome | null> {
+  const until = Date.now() + 30000;
+  for (;;) {
+    const [row] = await db.query(`SELECT "write_back" FROM "router"."runs" WHERE "run_id" = $1`, [runId]);
+    const state = row?.write_back ?? null;
+    if ((state && state.status !== 'writing') || Date.now() > until) return state;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function main(): Promise<number> {
   const [command, file, ...rest] = process.argv.slice(2);
   if (command !== 'analyze' || !file) {
@@ -42,8 +58,10 @@ async function main(): Promise<number> {
   const platform = await startPlatform(ticketDir ? { router: { ticketSource: new JsonFileTicketSource({ directory: ticketDir }) } } : {});
   try {
     const { accepted, summary } = await runExample(platform, { ...request, ...(mode ? { mode } : {}), ...(cutoff ? { cutoff, trigger: 'replay' as const } : {}) });
+    // Write mode: the comment is written right after publication; wait for its outcome.
+    const writeBack = ticketDir ? await writeBackOf(platform.dataSource, accepted.runId) : null;
     if (rest.includes('--json')) {
-      process.stdout.write(JSON.stringify({ ...accepted, ...summary, ...(ticketDir ? { ticketDir } : {}) }, null, 2) + '\n');
+      process.stdout.write(JSON.stringify({ ...accepted, ...summary, ...(ticketDir ? { ticketDir, writeBack } : {}) }, null, 2) + '\n');
     } else {
       process.stdout.write(
         [
@@ -56,7 +74,7 @@ async function main(): Promise<number> {
           '--- internal handoff ---',
           summary.internalHandoffMarkdown,
           '',
-          ...(ticketDir ? [`internal comment written to ${ticketDir}/${accepted.ticketKey}.comments.json`, ''] : []),
+          ...(ticketDir ? [`internal comment: ${writeBack?.status ?? 'not written'}${writeBack?.errorCode ? ` (${writeBack.errorCode})` : ''} in ${ticketDir}/${accepted.ticketKey}.comments.json`, ''] : []),
         ].join('\n'),
       );
     }

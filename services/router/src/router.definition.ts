@@ -5,6 +5,7 @@ import { createTicketSource, ticketSourceConfigShape, ticketSourceSettingsOf, ty
 import { z } from 'zod';
 import { RouterInit1764400000000 } from './migrations/1764400000000-router-init.migration';
 import { RouterDeadlinesRounds1764700000000 } from './migrations/1764700000000-router-deadlines-rounds.migration';
+import { RouterRunRequest1764800000000 } from './migrations/1764800000000-router-run-request.migration';
 import { RunEntity } from './persistence/run.entity';
 import { ScenarioThreadEntity } from './persistence/scenario-thread.entity';
 import { createRouterModel } from './router-model';
@@ -33,7 +34,7 @@ export function createRouterDefinition(options: RouterDefinitionOptions = {}): S
       Topics.runExecutionRecorded,
     ],
     entities: [RunEntity, ScenarioThreadEntity],
-    migrations: [RouterInit1764400000000, RouterDeadlinesRounds1764700000000],
+    migrations: [RouterInit1764400000000, RouterDeadlinesRounds1764700000000, RouterRunRequest1764800000000],
     module: (runtime) => {
       const env = options.env ?? process.env;
       const routerModel = createRouterModel(env);

@@ -13,6 +13,7 @@ import { ROUTER_MODEL } from './router-model';
 import type { DeadlineOptions } from './router-options';
 import { ROUTER_DEADLINES } from './router.tokens';
 import { SelectScenariosHandler } from './select-scenarios/select-scenarios.handler';
+import { WriteBackWorker } from './write-back/write-back.worker';
 import { WriteBackService } from './write-back/write-back.service';
 
 export interface RouterModuleOptions {
@@ -35,6 +36,7 @@ export class RouterModule {
         ConcludeScenarioHandler,
         ReconcileRunHandler,
         WriteBackService,
+        WriteBackWorker,
         DeadlineSweeper,
         { provide: ROUTER_MODEL, useValue: options.model },
         { provide: ROUTER_DEADLINES, useValue: options.deadlines },

@@ -31,7 +31,8 @@ describe('aoc CLI', () => {
     try {
       const first = aoc('analyze', 'services/router/examples/tickets/healthy-false-alarm.json', '--mode', 'write', '--ticket-dir', dir, '--json');
       expect(first.status).toBe(0);
-      const result = JSON.parse(first.stdout) as { ticketKey: string; runId: string; customerReplyMarkdown: string };
+      const result = JSON.parse(first.stdout) as { ticketKey: string; runId: string; customerReplyMarkdown: string; writeBack: { status: string } };
+      expect(result.writeBack.status).toBe('written');
       const ticket = await new JsonFileTicketSource({ directory: dir }).readTicket(result.ticketKey);
       const ours = ticket.comments.filter((c) => c.body.includes(`aoc:${result.runId}:final-response`));
       expect(ours).toHaveLength(1);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { chatCompletion, startFakeChatCompletionsServer, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
 import { Topics, type EvidenceBatchPlannedV1, type RunExecutionRecordedV1, type RunPublishedV1 } from '@aoc/contracts';
 import { RunSummaryQuery, type RunSummary } from '@aoc/service-reporter';
-import { SCENARIO_DEADLINE_CODE, TicketIntakeService, writeBackKey } from '@aoc/service-router';
+import { RunEntity, SCENARIO_DEADLINE_CODE, ScenarioThreadEntity, TicketIntakeService, writeBackKey } from '@aoc/service-router';
 import { JiraTicketSource, startFakeJiraServer, type FakeJiraServer } from '@aoc/ticket-source';
 import { startPlatform, type Platform } from './embedded-platform';
 import { loadExample, runExample, type ExampleRequest } from './run-example';
@@ -24,6 +24,17 @@ async function publishedSummary(platform: Platform, runId: string): Promise<RunS
     const summary = await query.find(runId);
     if (summary?.evidenceStatus) return summary;
     if (Date.now() > until) throw new Error(`run ${runId} did not publish`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function writeBackOf(platform: Platform, runId: string): Promise<{ status: string; commentId: string | null; idempotencyKey: string }> {
+  const until = Date.now() + 30000;
+  for (;;) {
+    const [row] = await platform.dataSource.query(`SELECT "write_back" FROM "router"."runs" WHERE "run_id" = $1`, [runId]);
+    const state = row?.write_back as { status: string; commentId: string | null; idempotencyKey: string } | null;
+    if (state && state.status !== 'writing') return state;
+    if (Date.now() > until) throw new Error(`run ${runId} recorded no write-back`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -77,14 +88,18 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     const { ticket, cutoff } = latency();
     const { accepted, summary } = await runExample(platform, { ticketKey: ticket.key, mode: 'write', trigger: 'replay', cutoff } as ExampleRequest, 90000);
     expect(summary.customerReplyMarkdown).toContain('tidb-prod-7f3a');
+    // The write follows publication (from the stored answer); wait for the run to record it.
+    const state = await writeBackOf(platform, accepted.runId);
+    expect(state).toMatchObject({ status: 'written', idempotencyKey: writeBackKey(accepted.runId) });
     const comments = jira.comments(ticket.key).filter((c) => c.author?.accountId === 'aoc-bot');
     expect(comments).toHaveLength(1);
+    expect(comments[0].id).toBe(state.commentId);
     expect(comments[0].properties).toEqual(expect.arrayContaining([{ key: 'sd.public.comment', value: { internal: true } }]));
     expect(comments[0].body).toContain(summary.customerReplyMarkdown.split('\n')[0]);
     expect(comments[0].body).toContain(writeBackKey(accepted.runId));
     // publish-read of the same run finds that comment and writes nothing.
     const again = await intake().publishRead({ runId: accepted.runId });
-    expect(again.writeBack).toMatchObject({ status: 'already_written', commentId: comments[0].id });
+    expect(again.writeBack).toMatchObject({ status: 'written', commentId: comments[0].id });
     expect(jira.comments(ticket.key).filter((c) => c.author?.accountId === 'aoc-bot')).toHaveLength(1);
   }, 120000);
 
@@ -93,8 +108,14 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     const before = jira.comments('SUP-1042').length;
     const first = await intake().publishRead({ runId: accepted.runId });
     expect(first.writeBack.status).toBe('written');
-    expect((await intake().publishRead({ runId: accepted.runId })).writeBack.status).toBe('already_written');
+    expect((await intake().publishRead({ runId: accepted.runId })).writeBack).toEqual(first.writeBack);
     expect(jira.comments('SUP-1042')).toHaveLength(before + 1);
+    // Two publish-reads at once: one writes, the other is told the write is in progress; one comment.
+    const { accepted: other } = await runExample(platform, latency(), 90000);
+    const both = await Promise.allSettled([intake().publishRead({ runId: other.runId }), intake().publishRead({ runId: other.runId })]);
+    expect(both.filter((r) => r.status === 'fulfilled')).not.toHaveLength(0);
+    for (const r of both) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'INTAKE.WRITE_IN_PROGRESS' });
+    expect(jira.comments('SUP-1042').filter((c) => c.body.includes(writeBackKey(other.runId)))).toHaveLength(1);
     await expect(intake().publishRead({ runId: 'run-does-not-exist' })).rejects.toMatchObject({ code: 'INTAKE.RUN_NOT_FOUND' });
   }, 120000);
 
@@ -221,6 +242,82 @@ describe('diagnosis chain, one process: deadlines on a shortened clock', () => {
     expect(thread.status).toBe('concluded');
     expect(JSON.stringify(thread.brief)).toContain('scenario deadline');
   }, 120000);
+});
+
+describe('diagnosis chain, one process: runs past their diagnosis deadline', () => {
+  let platform: Platform;
+
+  beforeAll(async () => {
+    platform = await startPlatform({ router: { deadlines: { sharedMs: 60_000, scenarioMs: 30_000, publicationReserveMs: 1000, sweepMs: 25 } } });
+  }, 120000);
+
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  const base = (runId: string, status: 'requested' | 'diagnosing', scenarioCount: number, request: unknown) => ({
+    runId,
+    ticketKey: 'SUP-8001',
+    title: 'p99 latency doubled on cluster tidb-prod-7f3a since 10:40',
+    mode: 'read' as const,
+    trigger: 'replay',
+    cutoff: new Date('2026-11-20T11:05:00Z'),
+    status,
+    scenarioCount,
+    traceId: null,
+    answerFingerprint: null,
+    publishedAt: null,
+    deadlineAt: new Date(Date.now() - 1000),
+    request: request as never,
+  });
+
+  it('answers a run whose routing never happened (its request lost to the dead letter) instead of leaving it open', async () => {
+    const example = latency();
+    const request = { runId: 'run-unrouted-1', ticketKey: 'SUP-8001', mode: 'read', trigger: 'replay', requestedAt: '2026-11-21T00:00:00.000Z', cutoff: '2026-11-20T11:05:00.000Z', ticket: { ...example.ticket, key: 'SUP-8001' } };
+    await platform.dataSource.manager.insert(RunEntity, base('run-unrouted-1', 'requested', 0, request));
+    const summary = await publishedSummary(platform, 'run-unrouted-1');
+    expect(summary.decision).toBe('human_required');
+    expect(summary.failureCodes).toContain(SCENARIO_DEADLINE_CODE);
+    expect(summary.internalHandoffMarkdown).toContain('the scenario deadline was reached before its scenarios were selected');
+    const threads: { scenario_id: string; status: string }[] = await platform.dataSource.query(`SELECT "scenario_id", "status" FROM "router"."scenario_threads" WHERE "run_id" = $1`, [
+      'run-unrouted-1',
+    ]);
+    expect(threads).toEqual([{ scenario_id: 'latency-regression', status: 'concluded' }]);
+  }, 60000);
+
+  it('asks for reconciliation again when every scenario concluded but nothing was published', async () => {
+    await platform.dataSource.manager.insert(RunEntity, base('run-unpublished-1', 'diagnosing', 1, null));
+    await platform.dataSource.manager.insert(ScenarioThreadEntity, {
+      runId: 'run-unpublished-1',
+      scenarioId: 'general-health',
+      scenario: 'general-health',
+      provider: 'none',
+      target: null,
+      hypothesis: 'h',
+      strongestAlternative: 'the cluster is healthy and the symptom is outside the database',
+      question: 'q',
+      stopCondition: 's',
+      window: null,
+      status: 'concluded',
+      evidenceStatus: 'not_executed',
+      evidenceRecord: { provider: 'none', queries: [], failures: [] },
+      brief: {
+        observations: [],
+        counterObservations: [],
+        leadingMechanism: { statement: 'Not determined: no evidence was available.', strength: 'undetermined', openLink: 'no provider fact' },
+        strongestAlternative: 'the cluster is healthy and the symptom is outside the database',
+        workloadAttribution: null,
+        mitigationOrHandoff: 'Hand off to Support.',
+        severity: 'medium',
+        undetermined: ['no target'],
+      },
+      round: 0,
+      rounds: [],
+      deadlineAt: new Date(Date.now() - 1000),
+    });
+    const summary = await publishedSummary(platform, 'run-unpublished-1');
+    expect(summary.decision).toBe('human_required');
+  }, 60000);
 });
 
 describe('diagnosis chain, one process: a role on an OpenAI-compatible model by configuration', () => {

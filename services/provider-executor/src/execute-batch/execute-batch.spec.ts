@@ -1,5 +1,5 @@
 import { EvidenceBatchMaterializedV1, type EvidenceBatchPlannedV1 } from '@aoc/contracts';
-import { success, type EvidencePackage } from '@aoc/providers';
+import { failure, success, type EvidencePackage } from '@aoc/providers';
 import { recordingEntry } from '../evidence-recordings/evidence-recording';
 import { ProviderRegistry } from '../providers/provider-registry';
 import { executePlan, expressionHash, type ExecutionDeps } from './execute-batch';
@@ -89,6 +89,27 @@ describe('executePlan', () => {
     await executePlan(plan([p99, ...prior, { ...qps, window: day(1) }]), deps(pkg));
     expect(pkg.calls).toEqual([['duration_p99'], ['duration_p99_prior_1d', 'qps'], ['duration_p99_prior_2d']]);
     expect(windows).toEqual([plan([]).window, day(1), day(2)]);
+  });
+
+  it('keeps a long planner note of an empty plan within the handoff contract', async () => {
+    const out = await executePlan(plan([], { plannerNotes: 'n'.repeat(1000) }), deps(null));
+    expect(EvidenceBatchMaterializedV1.parse(out.materialized).handoff.gaps[0]).toHaveLength(500);
+  });
+
+  it('stops calling the package after an authentication stop and labels the queries left out with its code', async () => {
+    const pkg = fakePackage({});
+    pkg.runBatch = async (req) => {
+      pkg.calls.push(req.queries.map((q) => q.id));
+      return failure('PROVIDER.AUTH_TIMEOUT', 'login did not finish');
+    };
+    const day = { from: '2026-11-19T10:00:00Z', to: '2026-11-19T11:00:00Z' };
+    const out = await executePlan(plan([p99, { ...qps, window: day }]), deps(pkg));
+    expect(pkg.calls).toEqual([['duration_p99']]);
+    expect(out.materialized.failures.map((f) => [f.queryId, f.code])).toEqual([
+      ['duration_p99', 'PROVIDER.AUTH_TIMEOUT'],
+      ['qps', 'PROVIDER.AUTH_TIMEOUT'],
+    ]);
+    expect(out.materialized.status).toBe('failed');
   });
 
   it.each(['PROVIDER.AUTH_FAILED', 'PROVIDER.AUTH_TIMEOUT'])('stops the scenario pipeline on %s', async (code) => {

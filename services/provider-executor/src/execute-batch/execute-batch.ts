@@ -68,7 +68,7 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
   const empty = { queryEvents: [], httpAttempts: [], systemEvents: [] };
   if (plan.queries.length === 0) {
     return {
-      materialized: { ...base, status: 'not_executed', queries: [], facts: [], handoff: { observations: [], gaps: [plan.plannerNotes || 'The plan contained no queries.'] }, failures: [], execution: empty },
+      materialized: { ...base, status: 'not_executed', queries: [], facts: [], handoff: { observations: [], gaps: [(plan.plannerNotes || 'The plan contained no queries.').slice(0, 500)] }, failures: [], execution: empty },
       attempts: [],
       newRecordings: [],
       httpRecords: [],
@@ -135,8 +135,12 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
       } else {
         for (const e of result.details.queries) evidence.set(e.id, e);
       }
-      // An authentication stop ends the batch: no further call repeats the failed login.
-      if (!result.ok && (result.details.error_code === 'PROVIDER.AUTH_FAILED' || result.details.error_code === 'PROVIDER.AUTH_TIMEOUT')) break;
+      // An authentication stop ends the batch: no further call repeats the failed login, and the
+      // queries left out carry the same code.
+      if (!result.ok && (result.details.error_code === 'PROVIDER.AUTH_FAILED' || result.details.error_code === 'PROVIDER.AUTH_TIMEOUT')) {
+        for (const q of toRun) if (!evidence.has(q.id)) evidence.set(q.id, { id: q.id, status: 'failed', error_code: result.details.error_code, detail_error: 'not run: the provider authentication stopped this batch' });
+        break;
+      }
     }
     if (deps.mode === 'record') {
       for (const q of toRun) {

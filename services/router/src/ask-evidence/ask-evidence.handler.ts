@@ -1,7 +1,10 @@
 import type { HandlerContext } from '@aoc/bus';
 import { Topics, type ScenarioSelectedV1 } from '@aoc/contracts';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
+import type { DeadlineOptions } from '../router-options';
+import { ROUTER_DEADLINES } from '../router.tokens';
+import { evidenceRequestId } from '../conclude-scenario/evidence-rounds';
 import { GENERAL_HEALTH, SCENARIO_CATALOG } from '../select-scenarios/scenario-catalog';
 
 /**
@@ -11,9 +14,11 @@ import { GENERAL_HEALTH, SCENARIO_CATALOG } from '../select-scenarios/scenario-c
  */
 @Injectable()
 export class AskEvidenceHandler {
+  constructor(@Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions) {}
+
   async handle(selected: ScenarioSelectedV1, ctx: HandlerContext): Promise<void> {
     const playbook = SCENARIO_CATALOG.find((p) => p.scenario === selected.scenario) ?? GENERAL_HEALTH;
-    const thread = await ctx.manager.findOne(ScenarioThreadEntity, { where: { runId: selected.runId, scenarioId: selected.scenarioId } });
+    const thread = await ctx.manager.findOne(ScenarioThreadEntity, { where: { runId: selected.runId, scenarioId: selected.scenarioId }, lock: { mode: 'pessimistic_write' } });
     // Already asked, or concluded by its deadline before this turn ran.
     if (thread && thread.status !== 'selected') return;
     if (!thread) {
@@ -34,7 +39,7 @@ export class AskEvidenceHandler {
         brief: null,
         round: 0,
         rounds: [],
-        deadlineAt: null,
+        deadlineAt: new Date(Date.now() + this.deadlines.scenarioMs),
       });
     } else {
       await ctx.manager.update(ScenarioThreadEntity, { runId: selected.runId, scenarioId: selected.scenarioId }, { status: 'asked' });
@@ -42,7 +47,7 @@ export class AskEvidenceHandler {
     await ctx.publish(Topics.evidenceRequested, {
       runId: selected.runId,
       scenarioId: selected.scenarioId,
-      requestId: `${selected.runId}:${selected.scenarioId}:0`,
+      requestId: evidenceRequestId(selected.runId, selected.scenarioId, 0),
       question: playbook.question,
       stopCondition: playbook.stopCondition,
       provider: selected.provider,

@@ -9,7 +9,7 @@ import { RunEntity } from '../persistence/run.entity';
 import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
 import { ROUTER_MODEL } from '../router-model';
 import { diagnoseTurn, type DiagnosticStep } from './diagnostic.agent';
-import { combinedStatus, diagnosticInput, mergeRecord, toRound } from './evidence-rounds';
+import { combinedStatus, diagnosticInput, evidenceRequestId, mergeRecord, toRound } from './evidence-rounds';
 import { priorDailyWindows } from './refinement-rules';
 
 interface PreparedTurn {
@@ -67,7 +67,7 @@ export class ConcludeScenarioHandler {
       await ctx.publish(Topics.evidenceRequested, {
         runId: batch.runId,
         scenarioId: batch.scenarioId,
-        requestId: `${batch.runId}:${batch.scenarioId}:1`,
+        requestId: evidenceRequestId(batch.runId, batch.scenarioId, 1),
         question: step.question,
         stopCondition: step.stopCondition,
         provider: thread.provider as EvidenceBatchMaterializedV1['provider'],

@@ -130,6 +130,16 @@ describe('diagnostic turn through the model port', () => {
     expect(step.engine).toContain('fallback: protocol');
   });
 
+  it('passes on the rule\'s neutral refinement question, never the model\'s text, and refuses kinds the scenario has no rule for', async () => {
+    const refine = { decision: 'refine', brief: null, refinement: { kind: 'prior_7_daily_same_clock', question: 'Prove the export job (our hypothesis) caused it', stopCondition: 'confirmed' } };
+    const model = await openai(() => ({ status: 200, json: chatCompletion(JSON.stringify(refine)) }));
+    const step = await diagnoseTurn(model, input());
+    expect(step).toMatchObject({ decision: 'refine', question: expect.stringContaining('prior seven days'), stopCondition: expect.stringContaining('seven prior windows') });
+    expect(JSON.stringify(step)).not.toContain('hypothesis');
+    const other = await diagnoseTurn(model, input({ scenario: 'replication-lag' }));
+    expect(other.decision).toBe('conclude');
+  });
+
   it('falls back to the built-in brief when the model output is truncated', async () => {
     const model = await openai(() => ({ status: 200, json: chatCompletion('{"decision":"concl', { finishReason: 'length' }) }));
     const step = await diagnoseTurn(model, input({ refinementAvailable: false }));

@@ -110,8 +110,11 @@ export async function diagnoseTurn(model: ModelPort, input: DiagnosticInputV1): 
     output = builtinDiagnose({ ...input, refinementAvailable: false });
     engine = `${BUILTIN_DIAGNOSTIC_MODEL} (fallback: ${error instanceof AocError ? error.code : 'MODEL.UNEXPECTED'})`;
   }
-  if (output.decision === 'refine' && output.refinement && input.round === 0 && input.refinementAvailable) {
-    return { decision: 'refine', question: output.refinement.question, stopCondition: output.refinement.stopCondition, kind: output.refinement.kind, engine };
+  // The question the Evidence Agent receives is the rule's neutral text, never the model's: a
+  // model that has read the hypothesis could otherwise pass it on. Kinds the scenario has no rule for are refused.
+  const rule = REFINEMENT_RULES.find((r) => r.scenario === input.scenario && r.kind === output.refinement?.kind);
+  if (output.decision === 'refine' && output.refinement && rule && input.round === 0 && input.refinementAvailable) {
+    return { decision: 'refine', question: rule.question, stopCondition: rule.stopCondition, kind: rule.kind, engine };
   }
   if (output.brief) return { decision: 'conclude', brief: output.brief, engine };
   const fallback = builtinDiagnose({ ...input, refinementAvailable: false });

@@ -1,8 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { EvidenceBatchMaterializedV1 } from '@aoc/contracts';
 import type { EvidenceRecord, EvidenceRound, ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
 import type { DiagnosticInputV1 } from './diagnostic.agent';
 import { MECHANISM_RULES_VERSION } from './mechanism-rules';
 import { REFINEMENT_RULES, REFINEMENT_RULES_VERSION } from './refinement-rules';
+
+/** Evidence request id of a thread's round; hashed when a long run id would pass the contract's 96 characters. */
+export function evidenceRequestId(runId: string, scenarioId: string, round: number): string {
+  const plain = `${runId}:${scenarioId}:${round}`;
+  return plain.length <= 96 ? plain : `rq-${createHash('sha256').update(`${runId}\n${scenarioId}`).digest('hex').slice(0, 40)}:${round}`;
+}
 
 /** The compact part of a materialised batch the diagnostic agent keeps in its thread. */
 export function toRound(batch: EvidenceBatchMaterializedV1, round: number, question: string): EvidenceRound {

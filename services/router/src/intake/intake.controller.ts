@@ -15,7 +15,7 @@ async function respond<T>(work: () => Promise<T>): Promise<T> {
       const body = { code: error.code, message: error.message };
       if (error.retryable) throw new ServiceUnavailableException(body);
       if (error.code === 'INTAKE.RUN_NOT_FOUND' || error.code === 'TICKET_SOURCE.NOT_FOUND') throw new NotFoundException(body);
-      if (error.code === 'INTAKE.RUN_NOT_PUBLISHED') throw new ConflictException(body);
+      if (error.code === 'INTAKE.RUN_NOT_PUBLISHED' || error.code === 'INTAKE.WRITE_IN_PROGRESS') throw new ConflictException(body);
       throw new UnprocessableEntityException(body);
     }
     throw error;

@@ -105,14 +105,11 @@ export class TicketIntakeService {
   /** Writes a published read-mode answer back to its ticket as the one internal comment of its run. */
   async publishRead(input: PublishReadRequest): Promise<PublishReadResult> {
     const { runId } = PublishReadRequest.parse(input);
-    const run = await this.bus.transaction((uow) => uow.manager.findOne(RunEntity, { where: { runId } }));
-    if (!run) throw new PermanentError('INTAKE.RUN_NOT_FOUND', `no run ${runId.slice(0, 128)}`);
-    if (run.status !== 'published' || !run.answer) throw new PermanentError('INTAKE.RUN_NOT_PUBLISHED', `run ${runId} has not published an answer yet`);
-    if (!this.writeBack?.configured) throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'no ticket source is configured (AOC_TICKET_SOURCE); nothing can be written back');
-    const writeBack = await this.writeBack.write(run.runId, run.ticketKey, run.answer);
-    await this.bus.transaction((uow) => uow.manager.update(RunEntity, { runId }, { writeBack }));
-    if (writeBack.status === 'failed') throw new PermanentError(writeBack.errorCode ?? 'TICKET_SOURCE.WRITE_FAILED', `writing the internal comment for run ${runId} failed`);
-    return { runId: run.runId, ticketKey: run.ticketKey, writeBack };
+    if (!this.writeBack) throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'no ticket source is configured (AOC_TICKET_SOURCE); nothing can be written back');
+    const done = await this.writeBack.writeRun(runId, 'publish-read');
+    if (!done) throw new PermanentError('INTAKE.RUN_NOT_FOUND', `no run ${runId.slice(0, 128)}`);
+    if (done.state.status === 'failed') throw new PermanentError(done.state.errorCode ?? 'TICKET_SOURCE.WRITE_FAILED', `writing the internal comment for run ${runId} failed`);
+    return { runId: done.run.runId, ticketKey: done.run.ticketKey, writeBack: done.state };
   }
 
   async analyze(input: AnalyzeTicketRequest): Promise<AnalyzeTicketAccepted> {
@@ -132,6 +129,7 @@ export class TicketIntakeService {
     const tracer = trace.getTracer('@aoc/service-router');
     return tracer.startActiveSpan('ticket.intake', { kind: SpanKind.SERVER, attributes: { 'aoc.run_id': runId, 'aoc.ticket_key': ticket.key } }, async (span) => {
       try {
+        const analysisRequest = { runId, ticketKey: ticket.key, mode: request.mode, trigger: request.trigger, requestedAt: now.toISOString(), cutoff, ticket };
         await this.bus.transaction(async (uow) => {
           await uow.manager.insert(RunEntity, {
             runId,
@@ -146,16 +144,9 @@ export class TicketIntakeService {
             answerFingerprint: null,
             publishedAt: null,
             deadlineAt: runDeadline(now, this.deadlines),
+            request: analysisRequest,
           });
-          await uow.publish(Topics.ticketAnalysisRequested, {
-            runId,
-            ticketKey: ticket.key,
-            mode: request.mode,
-            trigger: request.trigger,
-            requestedAt: now.toISOString(),
-            cutoff,
-            ticket,
-          });
+          await uow.publish(Topics.ticketAnalysisRequested, analysisRequest);
           await uow.publish(Topics.ticketTimelineUpdated, {
             ticketKey: ticket.key,
             observedAt: now.toISOString(),

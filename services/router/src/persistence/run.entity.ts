@@ -1,3 +1,4 @@
+import type { TicketAnalysisRequestedV1 } from '@aoc/contracts';
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 export type RunStatus = 'requested' | 'diagnosing' | 'published';
@@ -52,6 +53,10 @@ export class RunEntity {
   @Column({ type: 'jsonb', nullable: true })
   answer!: PublishedAnswer | null;
 
+  /** The frozen request, so the deadline sweeper can still answer a run whose routing never ran. */
+  @Column({ type: 'jsonb', nullable: true })
+  request!: TicketAnalysisRequestedV1 | null;
+
   /** Write mode: the internal comment written back to the ticket source, or why not. */
   @Column({ name: 'write_back', type: 'jsonb', nullable: true })
   writeBack!: WriteBackState | null;
@@ -65,7 +70,8 @@ export interface PublishedAnswer {
 }
 
 export interface WriteBackState {
-  status: 'written' | 'already_written' | 'failed' | 'skipped';
+  /** `writing`: claimed by a publish-read in progress (stale after two minutes). */
+  status: 'written' | 'already_written' | 'writing' | 'failed' | 'skipped';
   idempotencyKey: string;
   commentId: string | null;
   errorCode: string | null;

@@ -6,10 +6,9 @@ import { DATA_SOURCE } from '@aoc/service-host';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { SCENARIO_DEADLINE_CODE } from '../deadlines/deadline-sweeper';
-import { RunEntity, type PublishedAnswer, type WriteBackState } from '../persistence/run.entity';
+import { RunEntity, type PublishedAnswer } from '../persistence/run.entity';
 import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
 import { ROUTER_MODEL } from '../router-model';
-import { WriteBackService } from '../write-back/write-back.service';
 import { executionRecord, reconcile, type ConcludedScenario } from './final-response';
 import { writeResponse, type WrittenResponse } from './final-response.agent';
 
@@ -24,27 +23,25 @@ interface PreparedPublication {
   basis: string;
   response: WrittenResponse;
   fingerprint: string;
-  writeBack: WriteBackState | null;
 }
 
 const basisOf = (threads: readonly ScenarioThreadEntity[]) => threads.map((t) => `${t.scenarioId}@${t.rounds.map((r) => r.batchId).join('+')}`).join(',');
 
 /**
  * Router reconciliation + Final Response: once every scenario of the run has a local brief,
- * write the two messages (model port; decision by the router's rules), write the internal
- * comment back in write mode, then publish the answer (run.published) and, separately, the
- * execution state (run.execution-recorded).
+ * write the two messages (model port; decision by the router's rules), then publish the answer
+ * (run.published) and, separately, the execution state (run.execution-recorded). Write mode
+ * writes the published answer back to the ticket afterwards (WriteBackHandler).
  */
 @Injectable()
 export class ReconcileRunHandler {
   constructor(
     @Inject(ROUTER_MODEL) private readonly model: ModelPort,
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
-    private readonly writeBack: WriteBackService,
   ) {}
 
-  private async ready(manager: EntityManager, runId: string): Promise<Ready | null> {
-    const run = await manager.findOne(RunEntity, { where: { runId } });
+  private async ready(manager: EntityManager, runId: string, lock: boolean): Promise<Ready | null> {
+    const run = await manager.findOne(RunEntity, { where: { runId }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
     if (!run || run.status === 'published') return null;
     const threads = await manager.find(ScenarioThreadEntity, { where: { runId }, order: { scenarioId: 'ASC' } });
     const concluded = threads.filter((t) => t.status === 'concluded' && t.brief);
@@ -63,28 +60,26 @@ export class ReconcileRunHandler {
   /** Network work (model, ticket source) before the transaction; the handler re-checks its basis. */
   async prepare(handoff: DiagnosisHandoffConsumedV1): Promise<PreparedPublication | null> {
     if (handoff.outcome !== 'brief') return null;
-    const ready = await this.ready(this.dataSource.manager, handoff.runId);
+    const ready = await this.ready(this.dataSource.manager, handoff.runId, false);
     return ready ? this.publication(ready) : null;
   }
 
   private async publication({ run, threads, scenarios }: Ready): Promise<PreparedPublication> {
     const response = await writeResponse(this.model, run.title, reconcile(scenarios), scenarios);
     const fingerprint = answerFingerprint(response.customerReplyMarkdown, response.internalHandoffMarkdown);
-    const answer: PublishedAnswer = { customerReplyMarkdown: response.customerReplyMarkdown, internalHandoffMarkdown: response.internalHandoffMarkdown, decision: response.decision, answerFingerprint: fingerprint };
-    const writeBack = run.mode === 'write' ? await this.writeBack.write(run.runId, run.ticketKey, answer) : null;
-    return { basis: basisOf(threads), response, fingerprint, writeBack };
+    return { basis: basisOf(threads), response, fingerprint };
   }
 
   async handle(handoff: DiagnosisHandoffConsumedV1, ctx: HandlerContext): Promise<void> {
     if (handoff.outcome !== 'brief') return;
-    const ready = await this.ready(ctx.manager, handoff.runId);
+    const ready = await this.ready(ctx.manager, handoff.runId, true);
     if (!ready) return;
     const { run, threads, scenarios } = ready;
     const prepared = ctx.prepared as PreparedPublication | null | undefined;
-    const { response, fingerprint, writeBack } = prepared && prepared.basis === basisOf(threads) ? prepared : await this.publication(ready);
+    const { response, fingerprint } = prepared && prepared.basis === basisOf(threads) ? prepared : await this.publication(ready);
     const now = new Date();
     const answer: PublishedAnswer = { customerReplyMarkdown: response.customerReplyMarkdown, internalHandoffMarkdown: response.internalHandoffMarkdown, decision: response.decision, answerFingerprint: fingerprint };
-    await ctx.manager.update(RunEntity, { runId: run.runId }, { status: 'published', publishedAt: now, answerFingerprint: fingerprint, decision: response.decision, answer, writeBack });
+    await ctx.manager.update(RunEntity, { runId: run.runId }, { status: 'published', publishedAt: now, answerFingerprint: fingerprint, decision: response.decision, answer });
     await ctx.publish(Topics.runPublished, {
       runId: run.runId,
       ticketKey: run.ticketKey,

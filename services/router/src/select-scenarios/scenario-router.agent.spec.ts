@@ -20,6 +20,14 @@ describe('Scenario Router', () => {
     expect(routing.targetProblem).toBe('the selected target is not the one the ticket names');
   });
 
+  it('treats a target longer than the topics carry as no target', () => {
+    const org = '1'.repeat(64);
+    const cluster = `${'c'.repeat(63)}1`;
+    const req = request('p99 latency doubled', `see https://console.example/orgs/${org}/clusters/${cluster}/overview`);
+    const routing = guardRouting(req, { scenarios: [{ scenario: 'latency-regression', reason: 'r' }], target: `${org}/${cluster}`, provider: 'clinic', targetProblem: null }, 'm');
+    expect(routing).toMatchObject({ target: null, provider: 'none', targetProblem: 'the named target is longer than any real cluster reference' });
+  });
+
   it('keeps at most three catalog scenarios, once each', () => {
     const routing = guardRouting(
       request('slow and lagging on cluster tidb-a-001', ''),

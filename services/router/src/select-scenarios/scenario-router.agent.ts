@@ -17,6 +17,9 @@ export const SCENARIO_ROUTER_INSTRUCTIONS: Instructions = {
   ].join('\n'),
 };
 
+/** Longest provider target the topics carry. */
+export const MAX_TARGET_LENGTH = 128;
+
 /** The Router sees the customer-visible ticket only; text beyond this is cut (and said to be). */
 export const MAX_ROUTER_TEXT = 20_000;
 
@@ -91,7 +94,9 @@ export function guardRouting(request: TicketAnalysisRequestedV1, output: Scenari
     scenarios.push({ playbook, reason: s.reason.slice(0, 600) });
   }
   if (scenarios.length === 0) scenarios.push({ playbook: GENERAL_HEALTH, reason: 'no catalog scenario was selected' });
-  const resolved = resolveTarget(visibleText(request));
+  const found = resolveTarget(visibleText(request));
+  // A target the contracts cannot carry (org and cluster together past 128 characters) is no target.
+  const resolved = found.target && found.target.length > MAX_TARGET_LENGTH ? { ...found, target: null, cluster: null, provider: 'none' as const, problem: 'the named target is longer than any real cluster reference' } : found;
   const agrees = output.target !== null && output.target === resolved.target && output.provider === resolved.provider;
   const target = agrees ? resolved.target : null;
   const targetProblem = target

@@ -44,6 +44,7 @@ export class SelectScenariosHandler {
         answerFingerprint: null,
         publishedAt: null,
         deadlineAt: runDeadline(now, this.deadlines),
+        request,
       });
       run = await ctx.manager.findOneOrFail(RunEntity, { where: { runId: request.runId } });
     }

@@ -1,10 +1,15 @@
-import { AocError, errorCodeOf } from '@aoc/errors';
+import { Bus } from '@aoc/bus';
+import { PermanentError, errorCodeOf } from '@aoc/errors';
+import { BUS } from '@aoc/service-host';
 import { TICKET_SOURCE, type TicketSource } from '@aoc/ticket-source';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { PublishedAnswer, WriteBackState } from '../persistence/run.entity';
+import { RunEntity, type PublishedAnswer, type WriteBackState } from '../persistence/run.entity';
 
 /** The owner job whose comment a run writes back: one internal comment per run, ever. */
 export const WRITE_BACK_JOB = 'final-response';
+
+/** A claim older than this is taken to have died with its process. */
+export const WRITE_CLAIM_MS = 120_000;
 
 export function writeBackKey(runId: string): string {
   return `aoc:${runId}:${WRITE_BACK_JOB}`;
@@ -27,19 +32,63 @@ export function writeBackBody(runId: string, answer: PublishedAnswer): string {
   ].join('\n');
 }
 
+const DONE = new Set<WriteBackState['status']>(['written', 'already_written']);
+
+/** Who asks for the write: the write-mode worker, or Support through publish-read. */
+export type WriteBackOrigin = 'write-mode' | 'publish-read';
+
 /**
- * Writes a run's answer back to its ticket as one internal comment, keyed by the run so a retry
- * or a second publish-read finds the comment instead of writing another. Retryable source errors
- * are thrown (the bus or the caller retries); permanent ones are returned as a failed state.
+ * Writes a run's stored answer back to its ticket as one internal comment. The write is claimed
+ * under the run's row lock (so two writers never both post) and made from the stored answer (so a
+ * retry posts byte-identical text the source's idempotency key recognises). Source errors left
+ * after the adapter's own retries are recorded as a failed state, never thrown at the caller's bus.
  */
 @Injectable()
 export class WriteBackService {
-  constructor(@Optional() @Inject(TICKET_SOURCE) private readonly source: TicketSource | null = null) {}
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Optional() @Inject(TICKET_SOURCE) private readonly source: TicketSource | null = null,
+  ) {}
 
   get configured(): boolean {
     return this.source !== null;
   }
 
+  /**
+   * Claims, writes and records the run's comment. Returns the stored state when it was already
+   * written; the worker gets null when there is nothing for it to do, publish-read gets an error.
+   */
+  async writeRun(runId: string, origin: WriteBackOrigin): Promise<{ run: RunEntity; state: WriteBackState } | null> {
+    const claimed = await this.bus.transaction(async (uow) => {
+      const run = await uow.manager.findOne(RunEntity, { where: { runId }, lock: { mode: 'pessimistic_write' } });
+      const refuse = (code: string, message: string) => {
+        if (origin === 'write-mode') return null;
+        throw new PermanentError(code, message);
+      };
+      if (!run) return refuse('INTAKE.RUN_NOT_FOUND', `no run ${runId.slice(0, 128)}`);
+      if (run.status !== 'published' || !run.answer) return refuse('INTAKE.RUN_NOT_PUBLISHED', `run ${runId} has not published an answer yet`);
+      if (!this.source) return refuse('TICKET_SOURCE.NOT_CONFIGURED', 'no ticket source is configured (AOC_TICKET_SOURCE); nothing can be written back');
+      const state = run.writeBack;
+      if (state && DONE.has(state.status)) return { run, state, claimed: false };
+      const claimedByOther = state?.status === 'writing' && Date.now() - Date.parse(state.at) < WRITE_CLAIM_MS;
+      const staleClaim = state?.status === 'writing' && !claimedByOther;
+      // The worker takes a write-mode run's first write (or a dead claim); a failed write is left for publish-read.
+      if (origin === 'write-mode' && state && !staleClaim) return null;
+      if (claimedByOther || (origin === 'publish-read' && run.mode === 'write' && !state)) {
+        return refuse('INTAKE.WRITE_IN_PROGRESS', `the internal comment of run ${runId} is being written; try again shortly`);
+      }
+      const writing: WriteBackState = { status: 'writing', idempotencyKey: writeBackKey(runId), commentId: null, errorCode: null, at: new Date().toISOString() };
+      await uow.manager.update(RunEntity, { runId }, { writeBack: writing });
+      return { run, state: writing, claimed: true };
+    });
+    if (!claimed) return null;
+    if (!claimed.claimed || !claimed.run.answer) return { run: claimed.run, state: claimed.state };
+    const state = await this.write(runId, claimed.run.ticketKey, claimed.run.answer);
+    await this.bus.transaction((uow) => uow.manager.update(RunEntity, { runId }, { writeBack: state }));
+    return { run: claimed.run, state };
+  }
+
+  /** The source call alone: one internal comment per key, verified by read-back. */
   async write(runId: string, ticketKey: string, answer: PublishedAnswer): Promise<WriteBackState> {
     const idempotencyKey = writeBackKey(runId);
     const at = new Date().toISOString();
@@ -48,7 +97,6 @@ export class WriteBackService {
       const result = await this.source.writeInternalComment({ ticketKey, idempotencyKey, body: writeBackBody(runId, answer).slice(0, 19000) });
       return { status: result.created ? 'written' : 'already_written', idempotencyKey, commentId: result.commentId, errorCode: null, at };
     } catch (error) {
-      if (error instanceof AocError && error.retryable) throw error;
       return { status: 'failed', idempotencyKey, commentId: null, errorCode: errorCodeOf(error, 'TICKET_SOURCE.UNEXPECTED'), at };
     }
   }
