@@ -76,6 +76,24 @@ describe('plan validator', () => {
     ]);
   });
 
+  it('requires every selector to carry an exact matcher on the frozen cluster', () => {
+    const v = validatePlan(request(), [
+      { id: 'ok', operation: 'promql_range', expression: 'sum(rate(a{cluster="tidb-prod-7f3a"}[5m])) / sum(rate(b{cluster="tidb-prod-7f3a",x="y"}[5m]))', purpose: 'p' },
+      { id: 'or_all', operation: 'promql_range', expression: 'a{cluster="tidb-prod-7f3a"} or up', purpose: 'p' },
+      { id: 'negated', operation: 'promql_range', expression: 'a{cluster!="tidb-prod-7f3a"}', purpose: 'p' },
+      { id: 'regex', operation: 'promql_range', expression: 'a{cluster=~"tidb-prod-7f3a|other"}', purpose: 'p' },
+      { id: 'other_label', operation: 'promql_range', expression: 'a{instance="tidb-prod-7f3a"}', purpose: 'p' },
+    ]);
+    expect(v.queries.map((q) => q.id)).toEqual(['ok']);
+    expect(v.errors.map((e) => [e.queryId, e.code])).toEqual([
+      ['or_all', 'EVIDENCE.TARGET_UNBOUND'],
+      ['negated', 'EVIDENCE.TARGET_UNBOUND'],
+      ['regex', 'EVIDENCE.TARGET_UNBOUND'],
+      ['other_label', 'EVIDENCE.TARGET_UNBOUND'],
+    ]);
+    expect(v.errors[0].message).toContain('not bound: up');
+  });
+
   it('refuses write SQL where the provider serves SQL', () => {
     const v = validatePlan(request({ provider: 'clinic', target: 'org-acme/cl-1' }), [{ id: 'w', operation: 'sql', expression: 'DELETE FROM orders', purpose: 'p' }]);
     expect(v.errors.map((e) => e.code)).toEqual(['EVIDENCE.WRITE_REFUSED']);

@@ -2,7 +2,8 @@ import type { ModelPort } from '@aoc/agent-runtime';
 import type { HandlerContext } from '@aoc/bus';
 import { Topics, type EvidenceBatchMaterializedV1 } from '@aoc/contracts';
 import { PermanentError } from '@aoc/errors';
-import { DATA_SOURCE } from '@aoc/service-host';
+import { DATA_SOURCE, LOGGER } from '@aoc/service-host';
+import type { Logger } from '@aoc/telemetry';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { RunEntity } from '../persistence/run.entity';
@@ -27,6 +28,7 @@ export class ConcludeScenarioHandler {
   constructor(
     @Inject(ROUTER_MODEL) private readonly model: ModelPort,
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /** The model call, outside the handler's transaction (re-checked against the thread in it). */
@@ -53,6 +55,7 @@ export class ConcludeScenarioHandler {
     const rounds = [...thread.rounds, toRound(batch, thread.round, thread.question)];
     const evidenceRecord = mergeRecord(thread.evidenceRecord, batch);
     const step = turn.step;
+    if (step.engine.includes('fallback')) this.logger.warn('diagnostic agent fell back to the built-in rules', { runId: batch.runId, scenarioId: batch.scenarioId, engine: step.engine });
     if (step.decision === 'refine' && thread.window) {
       await ctx.manager.update(ScenarioThreadEntity, key, {
         status: 'refining',

@@ -1,6 +1,8 @@
 import type { ModelPort } from '@aoc/agent-runtime';
 import type { HandlerContext } from '@aoc/bus';
 import { Topics, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
+import { LOGGER } from '@aoc/service-host';
+import type { Logger } from '@aoc/telemetry';
 import { Inject, Injectable } from '@nestjs/common';
 import { RunEntity } from '../persistence/run.entity';
 import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
@@ -19,6 +21,7 @@ export class SelectScenariosHandler {
   constructor(
     @Inject(ROUTER_MODEL) private readonly model: ModelPort,
     @Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /** The model call, outside the handler's transaction. */
@@ -50,6 +53,7 @@ export class SelectScenariosHandler {
     }
     if (run.status !== 'requested') return;
     const routing = (ctx.prepared as Routing | undefined) ?? (await this.prepare(request));
+    if (routing.engine.includes('fallback')) this.logger.warn('scenario router fell back to the catalog rules', { runId: request.runId, engine: routing.engine });
     const deadlineAt = run.deadlineAt ?? runDeadline(run.createdAt, this.deadlines);
     await ctx.manager.update(RunEntity, { runId: request.runId }, { status: 'diagnosing', scenarioCount: routing.scenarios.length, deadlineAt });
     const threadDeadline = scenarioDeadline(now, deadlineAt, this.deadlines);
