@@ -52,10 +52,12 @@ const history = (peakOf: (day: number) => number | null) => ({
 
 describe('built-in diagnostic agent', () => {
   it('spends its single refinement on history when a CPU peak appears in the first round', () => {
-    expect(builtinDiagnose(input())).toEqual({
+    const out = builtinDiagnose(input());
+    expect(typeof out.refinement?.stopCondition).toBe('string');
+    expect(out).toEqual({
       decision: 'refine',
       brief: null,
-      refinement: { kind: 'prior_7_daily_same_clock', question: expect.stringContaining('prior seven days'), stopCondition: expect.any(String) },
+      refinement: { kind: 'prior_7_daily_same_clock', question: expect.stringContaining('prior seven days'), stopCondition: out.refinement?.stopCondition },
     });
   });
 
