@@ -18,12 +18,12 @@ export const evidenceDefinition: ServiceDefinition = {
   module: (runtime) => {
     // Parsed here so that a bad AOC_MODEL_*_EVIDENCE key stops the role at boot, naming the key.
     const evidenceModel = createEvidenceModel();
-    runtime.logger.info('evidence model', evidenceModel.description);
+    runtime.logger.info('evidence model', evidenceModel.describe('evidence'));
     return {
       module: EvidenceModule,
       imports: [RuntimeModule.forRoot(runtime)],
       controllers: [EvidenceBusController],
-      providers: [PlanEvidenceHandler, { provide: EVIDENCE_MODEL, useValue: evidenceModel.model }],
+      providers: [PlanEvidenceHandler, { provide: EVIDENCE_MODEL, useValue: evidenceModel }],
     };
   },
 };

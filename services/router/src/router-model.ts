@@ -1,4 +1,4 @@
-import { AgentRuntime, BuiltinRegistry, describeRoleModelConfig, loadAgentRuntimeConfig, type AgentRole, type ModelPort } from '@aoc/agent-runtime';
+import { createAgentRuntime, BuiltinRegistry, type AgentRole, type AgentRuntime } from '@aoc/agent-runtime';
 import { registerBuiltinDiagnostic } from './conclude-scenario/diagnostic.agent';
 import { registerBuiltinFinalResponse } from './reconcile-run/final-response.agent';
 import { registerBuiltinRouter } from './select-scenarios/scenario-router.agent';
@@ -6,16 +6,13 @@ import { registerBuiltinRouter } from './select-scenarios/scenario-router.agent'
 /** Injection token of the router's model port (Scenario Router, Diagnostic Agent, Final Response). */
 export const ROUTER_MODEL = Symbol('ROUTER_MODEL');
 
-const ROUTER_ROLES: readonly AgentRole[] = ['scenario_router', 'scenario_diagnostic', 'final_response'];
+export const ROUTER_ROLES: readonly AgentRole[] = ['scenario_router', 'scenario_diagnostic', 'final_response'];
 
 /**
  * One model port for the router's three agent roles; each role picks its engine by
  * configuration (`AOC_MODEL_ENGINE_SCENARIO_ROUTER=openai`, ...), the built-in rules by default.
  */
-export function createRouterModel(env: Record<string, string | undefined> = process.env): { model: ModelPort; description: Record<string, unknown> } {
-  const config = loadAgentRuntimeConfig(env, ROUTER_ROLES);
+export function createRouterModel(env: Record<string, string | undefined> = process.env): AgentRuntime {
   const builtin = registerBuiltinFinalResponse(registerBuiltinDiagnostic(registerBuiltinRouter(new BuiltinRegistry())));
-  const description: Record<string, unknown> = {};
-  for (const role of ROUTER_ROLES) description[role] = config[role] ? describeRoleModelConfig(config[role]) : { engine: 'builtin' };
-  return { model: new AgentRuntime({ config, builtin }), description };
+  return createAgentRuntime({ env, roles: ROUTER_ROLES, builtin });
 }

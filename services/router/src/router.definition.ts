@@ -8,7 +8,7 @@ import { RouterDeadlinesRounds1764700000000 } from './migrations/1764700000000-r
 import { RouterRunRequest1764800000000 } from './migrations/1764800000000-router-run-request.migration';
 import { RunEntity } from './persistence/run.entity';
 import { ScenarioThreadEntity } from './persistence/scenario-thread.entity';
-import { createRouterModel } from './router-model';
+import { ROUTER_ROLES, createRouterModel } from './router-model';
 import { loadDeadlines, type DeadlineOptions } from './router-options';
 import { RouterModule } from './router.module';
 
@@ -44,8 +44,8 @@ export function createRouterDefinition(options: RouterDefinitionOptions = {}): S
         const settings = ticketSourceSettingsOf(loadConfig('router', z.object(ticketSourceConfigShape), env));
         ticketSource = settings ? createTicketSource(settings) : null;
       }
-      runtime.logger.info('router agents', { ...routerModel.description, deadlines, ticketSource: ticketSource?.kind ?? 'none' });
-      return RouterModule.register(runtime, { model: routerModel.model, deadlines, ticketSource });
+      runtime.logger.info('router agents', { ...Object.fromEntries(ROUTER_ROLES.map((role) => [role, routerModel.describe(role)])), deadlines, ticketSource: ticketSource?.kind ?? 'none' });
+      return RouterModule.register(runtime, { model: routerModel, deadlines, ticketSource });
     },
     http: { defaultPort: 8080 },
   };

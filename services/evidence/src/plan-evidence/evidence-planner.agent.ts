@@ -1,4 +1,4 @@
-import { AgentRuntime, BuiltinRegistry, describeRoleModelConfig, loadAgentRuntimeConfig, type Instructions, type ModelPort } from '@aoc/agent-runtime';
+import { BuiltinRegistry, createAgentRuntime, type AgentRuntime, type Instructions, type ModelPort } from '@aoc/agent-runtime';
 import type { EvidenceBatchPlannedV1, EvidenceRequestedV1, PlannedQueryV1 } from '@aoc/contracts';
 import { AocError, errorCodeOf } from '@aoc/errors';
 import { BUILTIN_PLANNER_MODEL, EvidencePlanInputV1, EvidencePlanOutputV1, builtinPlan, type DraftQuery } from './plan-evidence';
@@ -34,10 +34,8 @@ export function registerBuiltinPlanner(registry: BuiltinRegistry): BuiltinRegist
 }
 
 /** The Evidence Agent's model port (built-in templates by default; `AOC_MODEL_ENGINE_EVIDENCE=openai` switches). */
-export function createEvidenceModel(env: Record<string, string | undefined> = process.env): { model: ModelPort; description: Record<string, unknown> } {
-  const config = loadAgentRuntimeConfig(env, ['evidence']);
-  const runtime = new AgentRuntime({ config, builtin: registerBuiltinPlanner(new BuiltinRegistry()) });
-  return { model: runtime, description: config.evidence ? describeRoleModelConfig(config.evidence) : { engine: 'builtin' } };
+export function createEvidenceModel(env: Record<string, string | undefined> = process.env): AgentRuntime {
+  return createAgentRuntime({ env, roles: ['evidence'], builtin: registerBuiltinPlanner(new BuiltinRegistry()) });
 }
 
 const toPlanned = (q: DraftQuery): unknown => ({
