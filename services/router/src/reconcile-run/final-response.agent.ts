@@ -2,7 +2,7 @@ import type { BuiltinRegistry, Instructions, ModelPort } from '@aoc/agent-runtim
 import { Decision, LocalCausalBriefV1 } from '@aoc/contracts';
 import { AocError } from '@aoc/errors';
 import { z } from 'zod';
-import { writeFinalResponse, type ConcludedScenario, type FinalResponse, type TicketDiagnosis } from './final-response';
+import { decidePublication, writeFinalResponse, type ConcludedScenario, type FinalResponse, type TicketDiagnosis } from './final-response';
 
 export const FINAL_RESPONSE_INSTRUCTIONS: Instructions = {
   id: 'router.final-response',
@@ -66,7 +66,7 @@ export function registerBuiltinFinalResponse(registry: BuiltinRegistry): Builtin
 }
 
 export function finalResponseInput(title: string, diagnosis: TicketDiagnosis, scenarios: ConcludedScenario[]): FinalResponseInputV1 {
-  const decided = writeFinalResponse(title, diagnosis, scenarios);
+  const decided = decidePublication(diagnosis);
   const { primary, ...rest } = diagnosis;
   return {
     title,
@@ -89,7 +89,7 @@ export interface WrittenResponse extends FinalResponse {
  */
 export async function writeResponse(model: ModelPort, title: string, diagnosis: TicketDiagnosis, scenarios: ConcludedScenario[]): Promise<WrittenResponse> {
   const input = finalResponseInput(title, diagnosis, scenarios);
-  const decided = { decision: input.decision, clarificationSimulation: { required: input.requestedContext.length > 0, requestedContext: input.requestedContext } };
+  const decided = decidePublication(diagnosis);
   try {
     const result = await model.invoke({ role: 'final_response', instructions: FINAL_RESPONSE_INSTRUCTIONS, input, output: FinalResponseOutputV1 });
     return { ...result.output, ...decided, engine: result.model, status: 'succeeded' };

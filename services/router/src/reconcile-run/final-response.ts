@@ -52,6 +52,18 @@ export interface FinalResponse {
   clarificationSimulation: { required: boolean; requestedContext: string[] };
 }
 
+export type PublicationDecision = Pick<FinalResponse, 'decision' | 'clarificationSimulation'>;
+
+/**
+ * The router's typed decision: a reply that asks the customer anything needs a human and carries
+ * the focused request; otherwise only a strong, fully linked mechanism (or a clean bill of health)
+ * goes out without one.
+ */
+export function decidePublication(diagnosis: TicketDiagnosis): PublicationDecision {
+  if (diagnosis.needsCustomerContext.length > 0) return { decision: 'human_required', clarificationSimulation: { required: true, requestedContext: diagnosis.needsCustomerContext } };
+  return { decision: diagnosis.confident ? 'internal_only' : 'human_required', clarificationSimulation: { required: false, requestedContext: [] } };
+}
+
 /** Final Response: writes the two messages from the diagnosis and changes nothing in it. */
 export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, scenarios: ConcludedScenario[]): FinalResponse {
   const list = (items: string[]) => items.map((i) => `- ${i}`).join('\n');
@@ -73,8 +85,7 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
         '**Next internal action:** wait for the cluster ID, then re-run the analysis.',
         '**Escalate if:** the customer reports impact on several clusters or data loss.',
       ].join('\n'),
-      decision: 'human_required',
-      clarificationSimulation: { required: true, requestedContext: diagnosis.needsCustomerContext },
+      ...decidePublication(diagnosis),
     };
   }
   const target = scenarios.find((s) => s.target)?.target ?? 'the cluster';
@@ -101,9 +112,7 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
   return {
     customerReplyMarkdown: customer,
     internalHandoffMarkdown: internal,
-    // Only a strong, fully linked mechanism (or a clean bill of health) goes out without a human.
-    decision: diagnosis.confident ? 'internal_only' : 'human_required',
-    clarificationSimulation: { required: false, requestedContext: [] },
+    ...decidePublication(diagnosis),
   };
 }
 
