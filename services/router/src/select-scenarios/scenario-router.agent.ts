@@ -3,7 +3,7 @@ import { ProviderName, TicketAnalysisRequestedV1, type EntityRef, type TimeWindo
 import { AocError } from '@aoc/errors';
 import { z } from 'zod';
 import { GENERAL_HEALTH, MAX_SCENARIOS_PER_RUN, SCENARIO_CATALOG, SCENARIO_CATALOG_VERSION, type ScenarioPlaybook } from './scenario-catalog';
-import { analysisWindow, resolveTarget, selectScenarios } from './select-scenarios';
+import { analysisWindow, resolveTarget, selectScenarios, visibleText } from './select-scenarios';
 
 export const SCENARIO_ROUTER_INSTRUCTIONS: Instructions = {
   id: 'router.select-scenarios',
@@ -71,11 +71,6 @@ export interface Routing {
   window: TimeWindow;
   targetProblem: string | null;
   engine: string;
-}
-
-/** Customer-visible text of the request, the only text the router reasons over. */
-export function visibleText(request: TicketAnalysisRequestedV1): string {
-  return [request.ticket.title, request.ticket.description, ...request.ticket.comments.filter((c) => c.authorRole === 'customer' && c.visibility === 'public').map((c) => c.body)].join('\n');
 }
 
 /**

@@ -100,16 +100,21 @@ export function analysisWindow(request: Pick<TicketAnalysisRequestedV1, 'cutoff'
   return { from: new Date(end - 3600_000).toISOString(), to: new Date(end).toISOString() };
 }
 
+/** Customer-visible text of the request, the only text the router reasons over. */
+export function visibleText(request: TicketAnalysisRequestedV1): string {
+  return [request.ticket.title, request.ticket.description, ...request.ticket.comments.filter((c) => c.authorRole === 'customer' && c.visibility === 'public').map((c) => c.body)].join('\n');
+}
+
 /** Deterministic scenario selection over the ticket text the AI may see. */
 export function selectScenarios(request: TicketAnalysisRequestedV1): Selection {
-  const visibleText = [request.ticket.title, request.ticket.description, ...request.ticket.comments.filter((c) => c.authorRole === 'customer' && c.visibility === 'public').map((c) => c.body)].join('\n');
-  const lower = visibleText.toLowerCase();
+  const text = visibleText(request);
+  const lower = text.toLowerCase();
   const matched: SelectedScenario[] = SCENARIO_CATALOG.map((playbook) => ({ playbook, matchedSignals: playbook.signals.filter((s) => lower.includes(s)) }))
     .filter((s) => s.matchedSignals.length > 0)
     .sort((a, b) => b.matchedSignals.length - a.matchedSignals.length)
     .slice(0, MAX_SCENARIOS_PER_RUN);
   const scenarios = matched.length > 0 ? matched : [{ playbook: GENERAL_HEALTH, matchedSignals: [] }];
-  const resolved = resolveTarget(visibleText);
+  const resolved = resolveTarget(text);
   return {
     scenarios,
     entity: resolved.cluster ? { kind: 'cluster', id: resolved.cluster } : { kind: 'unknown', id: 'unidentified' },
