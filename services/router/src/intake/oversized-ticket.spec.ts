@@ -1,5 +1,6 @@
 import { FrozenTicketV1 } from '@aoc/contracts';
-import { TICKET_LIMITS, clipOversizedTicket } from './oversized-ticket';
+import { TICKET_LIMITS } from '@aoc/ticket-source';
+import { clipOversizedTicket } from './oversized-ticket';
 
 const ticket = (over: Record<string, unknown> = {}) => ({ key: 'SUP-1', title: 't', description: 'd', reporterRole: 'customer', createdAt: '2026-11-20T10:00:00Z', labels: [], comments: [], ...over });
 
@@ -17,12 +18,12 @@ describe('oversized tickets', () => {
       clipped,
     );
     const parsed = FrozenTicketV1.parse(out);
-    expect(parsed.description.length).toBeLessThanOrEqual(TICKET_LIMITS.description);
+    expect(parsed.description.length).toBeLessThanOrEqual(TICKET_LIMITS.descriptionLength);
     expect(parsed.description.startsWith('HEAD ')).toBe(true);
     expect(parsed.description.endsWith(' TAIL')).toBe(true);
     expect(parsed.description).toMatch(/\[… \d+ characters omitted by intake …\]/);
     expect(parsed.comments.map((c) => c.id)[0]).toBe('c5');
-    expect(parsed.comments.at(-1)?.body.length).toBeLessThanOrEqual(TICKET_LIMITS.commentBody);
+    expect(parsed.comments.at(-1)?.body.length).toBeLessThanOrEqual(TICKET_LIMITS.commentBodyLength);
     expect(clipped).toEqual(['title (900 characters)', `description (${description.length} characters)`, 'labels (40)', 'comments (205; the latest 200 kept)', 'comment c204 (25000 characters)']);
   });
 
