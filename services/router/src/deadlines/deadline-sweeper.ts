@@ -11,6 +11,7 @@ import { RunEntity } from '../persistence/run.entity';
 import { ScenarioThreadEntity, type EvidenceRecord } from '../persistence/scenario-thread.entity';
 import { GENERAL_HEALTH } from '../select-scenarios/scenario-catalog';
 import { BUILTIN_ROUTER_MODEL, builtinRoute, guardRouting, routerInput } from '../select-scenarios/scenario-router.agent';
+import { PeriodicTask } from '../periodic-task';
 import type { DeadlineOptions } from '../router-options';
 import { ROUTER_DEADLINES } from '../router.tokens';
 
@@ -33,36 +34,24 @@ const PENDING: Record<string, string> = {
  */
 @Injectable()
 export class DeadlineSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
   private readonly retriggered = new Map<string, number>();
-  private running: Promise<number> | null = null;
+  private readonly task: PeriodicTask;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.sweep()
-        .catch((error: unknown) => {
-          this.logger.warn('deadline sweep failed', { error: error instanceof Error ? error.message : String(error) });
-          return 0;
-        })
-        .finally(() => {
-          this.running = null;
-        });
-    }, this.deadlines.sweepMs);
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask('deadline sweep', logger);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.task.start(this.deadlines.sweepMs, () => this.sweep());
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Concludes every expired open thread, then answers runs that passed their diagnosis deadline; returns how many threads it ended. */

@@ -2,6 +2,7 @@ import { LOGGER, DATA_SOURCE } from '@aoc/service-host';
 import type { Logger } from '@aoc/telemetry';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { PeriodicTask } from '../periodic-task';
 import type { DeadlineOptions } from '../router-options';
 import { ROUTER_DEADLINES } from '../router.tokens';
 import { WRITE_CLAIM_MS, WriteBackService } from './write-back.service';
@@ -13,37 +14,24 @@ import { WRITE_CLAIM_MS, WriteBackService } from './write-back.service';
  */
 @Injectable()
 export class WriteBackWorker implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly writeBack: WriteBackService,
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (!this.writeBack.configured) return;
-    // Write-back is part of publication: it polls at least once a second.
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.drain()
-        .catch((error: unknown) => {
-          this.logger.warn('write-back poll failed', { error: error instanceof Error ? error.message : String(error) });
-          return 0;
-        })
-        .finally(() => {
-          this.running = null;
-        });
-    }, Math.min(this.deadlines.sweepMs, 1000));
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask('write-back poll', logger);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  onApplicationBootstrap(): void {
+    // Write-back is part of publication: it polls at least once a second.
+    if (this.writeBack.configured) this.task.start(Math.min(this.deadlines.sweepMs, 1000), () => this.drain());
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Writes every published write-mode answer that has no comment yet; returns how many it wrote. */
