@@ -13,29 +13,13 @@ function option(args: string[], name: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
-interface WriteBackOutcome {
-  status: string;
-  commentId: string | null;
-  errorCode: string | null;
-}
-
-async function writeBackOf(db: { query(sql: string, params: unknown[]): Promise<{ write_back: WriteBackOutcome | null }[]> }, runId: string): Promise<WriteBackOutcome | null> {
-  const until = Date.now() + 30000;
-  for (;;) {
-    const [row] = await db.query(`SELECT "write_back" FROM "router"."runs" WHERE "run_id" = $1`, [runId]);
-    const state = row?.write_back ?? null;
-    if ((state && state.status !== 'writing') || Date.now() > until) return state;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function main(): Promise<number> {
   const [command, file, ...rest] = process.argv.slice(2);
   if (command !== 'analyze' || !file) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
+  const { startPlatform, loadExample, runExample, waitForWriteBack, messageLines } = await import('@aoc/launcher');
   const request = loadExample(file);
   const mode = option(rest, '--mode');
   if (mode !== undefined && mode !== 'read' && mode !== 'write') {
@@ -59,7 +43,7 @@ async function main(): Promise<number> {
   try {
     const { accepted, summary } = await runExample(platform, { ...request, ...(mode ? { mode } : {}), ...(cutoff ? { cutoff, trigger: 'replay' as const } : {}) });
     // Write mode: the comment is written right after publication; wait for its outcome.
-    const writeBack = ticketDir ? await writeBackOf(platform.dataSource, accepted.runId) : null;
+    const writeBack = ticketDir ? await waitForWriteBack(platform, accepted.runId) : null;
     if (rest.includes('--json')) {
       process.stdout.write(JSON.stringify({ ...accepted, ...summary, ...(ticketDir ? { ticketDir, writeBack } : {}) }, null, 2) + '\n');
     } else {
@@ -68,12 +52,7 @@ async function main(): Promise<number> {
           `ticket ${accepted.ticketKey}  run ${accepted.runId}  trace ${accepted.traceId}`,
           `decision ${summary.decision}; evidence ${summary.evidenceStatus}${summary.failureCodes.length ? ` (${summary.failureCodes.join(', ')})` : ''}; verdict ${summary.verdict ?? 'none'}`,
           '',
-          '--- customer reply ---',
-          summary.customerReplyMarkdown,
-          '',
-          '--- internal handoff ---',
-          summary.internalHandoffMarkdown,
-          '',
+          ...messageLines(summary),
           ...(ticketDir ? [`internal comment: ${writeBack?.status ?? 'not written'}${writeBack?.errorCode ? ` (${writeBack.errorCode})` : ''} in ${ticketDir}/${accepted.ticketKey}.comments.json`, ''] : []),
         ].join('\n'),
       );

@@ -9,7 +9,7 @@ const telemetry = startTelemetry({ serviceName: 'aoc-embedded', spanProcessors: 
 async function main(): Promise<void> {
   const path = await import('node:path');
   const fs = await import('node:fs');
-  const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
+  const { startPlatform, loadExample, runExample, messageLines } = await import('@aoc/launcher');
   const args = process.argv.slice(2);
   // --serve keeps every role running with the router API and the reporter dashboard on localhost.
   const serve = args.includes('--serve');
@@ -43,12 +43,7 @@ async function main(): Promise<void> {
         `decision  ${summary.decision}`,
         `verdict   ${summary.verdict}: ${summary.verdictReason}`,
         '',
-        '--- customer reply ---',
-        summary.customerReplyMarkdown,
-        '',
-        '--- internal handoff ---',
-        summary.internalHandoffMarkdown,
-        '',
+        ...messageLines(summary),
         ...(summary.aiGaps.length ? ['--- judge: gaps against the human answer ---', ...summary.aiGaps.map((g) => `- ${g}`), ''] : []),
       ];
       process.stdout.write(out.join('\n') + '\n');

@@ -3,40 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chatCompletion, startFakeChatCompletionsServer, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
 import { Topics, type EvidenceBatchPlannedV1, type RunExecutionRecordedV1, type RunPublishedV1 } from '@aoc/contracts';
-import { RunSummaryQuery, type RunSummary } from '@aoc/service-reporter';
 import { RunEntity, SCENARIO_DEADLINE_CODE, ScenarioThreadEntity, TicketIntakeService, writeBackKey } from '@aoc/service-router';
 import { JiraTicketSource, startFakeJiraServer, type FakeJiraServer } from '@aoc/ticket-source';
 import { startPlatform, type Platform } from './embedded-platform';
-import { loadExample, runExample, type ExampleRequest } from './run-example';
+import { loadExample, runExample, waitForRun, waitForWriteBack, type ExampleRequest } from './run-example';
 
 const TICKETS = join(__dirname, '..', '..', '..', 'services', 'router', 'examples', 'tickets');
 const latency = () => loadExample(join(TICKETS, 'latency-regression.json'));
 
 function payloads<T>(platform: Platform, topic: { name: string }): T[] {
   return (platform.broker?.messages(topic.name) ?? []).map((m) => (JSON.parse(m.value.toString('utf8')) as { payload: T }).payload);
-}
-
-async function publishedSummary(platform: Platform, runId: string): Promise<RunSummary> {
-  const query = platform.roles.get('reporter')?.get(RunSummaryQuery);
-  if (!query) throw new Error('no reporter');
-  const until = Date.now() + 60000;
-  for (;;) {
-    const summary = await query.find(runId);
-    if (summary?.evidenceStatus) return summary;
-    if (Date.now() > until) throw new Error(`run ${runId} did not publish`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function writeBackOf(platform: Platform, runId: string): Promise<{ status: string; commentId: string | null; idempotencyKey: string }> {
-  const until = Date.now() + 30000;
-  for (;;) {
-    const [row] = await platform.dataSource.query(`SELECT "write_back" FROM "router"."runs" WHERE "run_id" = $1`, [runId]);
-    const state = row?.write_back as { status: string; commentId: string | null; idempotencyKey: string } | null;
-    if (state && state.status !== 'writing') return state;
-    if (Date.now() > until) throw new Error(`run ${runId} recorded no write-back`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function withTicket(base: ExampleRequest, key: string, over: Partial<ExampleRequest['ticket']>): ExampleRequest {
@@ -89,11 +65,11 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     const { accepted, summary } = await runExample(platform, { ticketKey: ticket.key, mode: 'write', trigger: 'replay', cutoff } as ExampleRequest, 90000);
     expect(summary.customerReplyMarkdown).toContain('tidb-prod-7f3a');
     // The write follows publication (from the stored answer); wait for the run to record it.
-    const state = await writeBackOf(platform, accepted.runId);
+    const state = await waitForWriteBack(platform, accepted.runId);
     expect(state).toMatchObject({ status: 'written', idempotencyKey: writeBackKey(accepted.runId) });
     const comments = jira.comments(ticket.key).filter((c) => c.author?.accountId === 'aoc-bot');
     expect(comments).toHaveLength(1);
-    expect(comments[0].id).toBe(state.commentId);
+    expect(comments[0].id).toBe(state?.commentId);
     expect(comments[0].properties).toEqual(expect.arrayContaining([{ key: 'sd.public.comment', value: { internal: true } }]));
     expect(comments[0].body).toContain(summary.customerReplyMarkdown.split('\n')[0]);
     expect(comments[0].body).toContain(writeBackKey(accepted.runId));
@@ -132,7 +108,7 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     expect(await post('publish-read', { runId: 'run-nope' })).toMatchObject({ status: 404, body: { code: 'INTAKE.RUN_NOT_FOUND' } });
     const accepted = await post('analyze', latency());
     expect(accepted.status).toBe(202);
-    await publishedSummary(platform, String(accepted.body['runId']));
+    await waitForRun(platform, String(accepted.body['runId']), 'published');
     const written = await post('publish-read', { runId: accepted.body['runId'] });
     expect(written).toMatchObject({ status: 200, body: { writeBack: { status: 'written' } } });
   }, 120000);
@@ -194,7 +170,7 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     const accepted = await router?.get(TicketIntakeService).analyze(request);
     expect(accepted?.clipped).toEqual([`description (${request.ticket.description.length} characters)`, 'comments (260; the latest 200 kept)', 'comment c259 (30000 characters)']);
     // No human answer survives the cut (only customer comments remain), so wait for the answer, not a verdict.
-    const summary = await publishedSummary(platform, accepted?.runId ?? '');
+    const summary = await waitForRun(platform, accepted?.runId ?? '', 'published');
     expect(summary.customerReplyMarkdown).toContain('tidb-prod-7f3a');
   }, 120000);
 });
@@ -275,7 +251,7 @@ describe('diagnosis chain, one process: runs past their diagnosis deadline', () 
     const example = latency();
     const request = { runId: 'run-unrouted-1', ticketKey: 'SUP-8001', mode: 'read', trigger: 'replay', requestedAt: '2026-11-21T00:00:00.000Z', cutoff: '2026-11-20T11:05:00.000Z', ticket: { ...example.ticket, key: 'SUP-8001' } };
     await platform.dataSource.manager.insert(RunEntity, base('run-unrouted-1', 'requested', 0, request));
-    const summary = await publishedSummary(platform, 'run-unrouted-1');
+    const summary = await waitForRun(platform, 'run-unrouted-1', 'published');
     expect(summary.decision).toBe('human_required');
     expect(summary.failureCodes).toContain(SCENARIO_DEADLINE_CODE);
     expect(summary.internalHandoffMarkdown).toContain('the scenario deadline was reached before its scenarios were selected');
@@ -315,7 +291,7 @@ describe('diagnosis chain, one process: runs past their diagnosis deadline', () 
       rounds: [],
       deadlineAt: new Date(Date.now() - 1000),
     });
-    const summary = await publishedSummary(platform, 'run-unpublished-1');
+    const summary = await waitForRun(platform, 'run-unpublished-1', 'published');
     expect(summary.decision).toBe('human_required');
   }, 60000);
 });

@@ -20,15 +20,47 @@ export function loadExample(path: string): ExampleRequest {
 /** Submits a ticket through the router's intake and waits until the reporter has its verdict. */
 export async function runExample(platform: Platform, request: AnalyzeTicketRequest, timeoutMs = 60000): Promise<ExampleResult> {
   const router = platform.roles.get('router');
-  const reporter = platform.roles.get('reporter');
-  if (!router || !reporter) throw new Error('router and reporter must be running');
+  if (!router) throw new Error('router and reporter must be running');
   const accepted = await router.get(TicketIntakeService).analyze(request);
+  return { accepted, summary: await waitForRun(platform, accepted.runId, 'judged', timeoutMs) };
+}
+
+/**
+ * Waits until the reporter knows a run: `published` once its answer and execution state arrived,
+ * `judged` once it also has a verdict (a ticket without a later human answer never gets one).
+ */
+export async function waitForRun(platform: Platform, runId: string, until: 'published' | 'judged', timeoutMs = 60000): Promise<RunSummary> {
+  const reporter = platform.roles.get('reporter');
+  if (!reporter) throw new Error('router and reporter must be running');
   const query = reporter.get(RunSummaryQuery);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const summary = await query.find(accepted.runId);
-    if (summary && summary.verdict && summary.evidenceStatus) return { accepted, summary };
-    if (Date.now() > deadline) throw new Error(`run ${accepted.runId} did not reach a verdict within ${timeoutMs} ms (last: ${JSON.stringify(summary)})`);
+    const summary = await query.find(runId);
+    if (summary?.evidenceStatus && (until === 'published' || summary.verdict)) return summary;
+    if (Date.now() > deadline) throw new Error(`run ${runId} did not reach a verdict within ${timeoutMs} ms (last: ${JSON.stringify(summary)})`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+export interface WriteBackOutcome {
+  status: string;
+  commentId: string | null;
+  idempotencyKey: string;
+  errorCode: string | null;
+}
+
+/** Waits until a write-mode run has recorded its write-back (written or failed); null if it never does. */
+export async function waitForWriteBack(platform: Platform, runId: string, timeoutMs = 30000): Promise<WriteBackOutcome | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row]: { write_back: WriteBackOutcome | null }[] = await platform.dataSource.query(`SELECT "write_back" FROM "router"."runs" WHERE "run_id" = $1`, [runId]);
+    const state = row?.write_back ?? null;
+    if ((state && state.status !== 'writing') || Date.now() > deadline) return state;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The two published messages as the CLI and `npm start` print them. */
+export function messageLines(summary: Pick<RunSummary, 'customerReplyMarkdown' | 'internalHandoffMarkdown'>): string[] {
+  return ['--- customer reply ---', summary.customerReplyMarkdown, '', '--- internal handoff ---', summary.internalHandoffMarkdown, ''];
 }
