@@ -6,3 +6,4 @@ export * from './builtin/builtin.engine';
 export * from './openai/openai-chat.engine';
 export * from './openai/strict-json-schema';
 export * from './testing/fake-chat-completions.server';
+export * from './invoke-or-fallback';

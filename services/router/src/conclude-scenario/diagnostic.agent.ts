@@ -1,6 +1,5 @@
-import type { BuiltinRegistry, Instructions, ModelPort } from '@aoc/agent-runtime';
+import { invokeOrFallback, type BuiltinRegistry, type Instructions, type ModelPort } from '@aoc/agent-runtime';
 import { EvidenceFactV1, LocalCausalBriefV1, TimeWindow } from '@aoc/contracts';
-import { AocError } from '@aoc/errors';
 import { z } from 'zod';
 import { buildLocalBrief, mergeRounds } from './local-brief';
 import { MECHANISM_RULES_VERSION } from './mechanism-rules';
@@ -99,17 +98,11 @@ export type DiagnosticStep =
  * which says what it could not determine (retryable transport errors go back to the bus).
  */
 export async function diagnoseTurn(model: ModelPort, input: DiagnosticInputV1): Promise<DiagnosticStep> {
-  let output: DiagnosticOutputV1;
-  let engine: string;
-  try {
-    const result = await model.invoke({ role: 'scenario_diagnostic', instructions: DIAGNOSTIC_INSTRUCTIONS, input, output: DiagnosticOutputV1 });
-    output = result.output;
-    engine = result.model;
-  } catch (error) {
-    if (error instanceof AocError && error.retryable) throw error;
-    output = builtinDiagnose({ ...input, refinementAvailable: false });
-    engine = `${BUILTIN_DIAGNOSTIC_MODEL} (fallback: ${error instanceof AocError ? error.code : 'MODEL.UNEXPECTED'})`;
-  }
+  const { output, model: engine } = await invokeOrFallback(
+    model,
+    { role: 'scenario_diagnostic', instructions: DIAGNOSTIC_INSTRUCTIONS, input, output: DiagnosticOutputV1 },
+    { model: BUILTIN_DIAGNOSTIC_MODEL, run: () => builtinDiagnose({ ...input, refinementAvailable: false }) },
+  );
   // The question the Evidence Agent receives is the rule's neutral text, never the model's: a
   // model that has read the hypothesis could otherwise pass it on. Kinds the scenario has no rule for are refused.
   const rule = REFINEMENT_RULES.find((r) => r.scenario === input.scenario && r.kind === output.refinement?.kind);

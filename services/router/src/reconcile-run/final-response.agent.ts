@@ -1,6 +1,5 @@
-import type { BuiltinRegistry, Instructions, ModelPort } from '@aoc/agent-runtime';
+import { invokeOrFallback, type BuiltinRegistry, type Instructions, type ModelPort } from '@aoc/agent-runtime';
 import { Decision, LocalCausalBriefV1 } from '@aoc/contracts';
-import { AocError } from '@aoc/errors';
 import { z } from 'zod';
 import { decidePublication, writeFinalResponse, type ConcludedScenario, type FinalResponse, type TicketDiagnosis } from './final-response';
 
@@ -90,11 +89,10 @@ export interface WrittenResponse extends FinalResponse {
 export async function writeResponse(model: ModelPort, title: string, diagnosis: TicketDiagnosis, scenarios: ConcludedScenario[]): Promise<WrittenResponse> {
   const input = finalResponseInput(title, diagnosis, scenarios);
   const decided = decidePublication(diagnosis);
-  try {
-    const result = await model.invoke({ role: 'final_response', instructions: FINAL_RESPONSE_INSTRUCTIONS, input, output: FinalResponseOutputV1 });
-    return { ...result.output, ...decided, engine: result.model, status: 'succeeded' };
-  } catch (error) {
-    if (error instanceof AocError && error.retryable) throw error;
-    return { ...builtinFinalResponse(input), ...decided, engine: `${BUILTIN_FINAL_RESPONSE_MODEL} (fallback: ${error instanceof AocError ? error.code : 'MODEL.UNEXPECTED'})`, status: 'fallback' };
-  }
+  const answered = await invokeOrFallback(
+    model,
+    { role: 'final_response', instructions: FINAL_RESPONSE_INSTRUCTIONS, input, output: FinalResponseOutputV1 },
+    { model: BUILTIN_FINAL_RESPONSE_MODEL, run: () => builtinFinalResponse(input) },
+  );
+  return { ...answered.output, ...decided, engine: answered.model, status: answered.fellBack ? 'fallback' : 'succeeded' };
 }

@@ -1,6 +1,5 @@
-import type { BuiltinRegistry, Instructions, ModelPort } from '@aoc/agent-runtime';
+import { invokeOrFallback, type BuiltinRegistry, type Instructions, type ModelPort } from '@aoc/agent-runtime';
 import { ProviderName, TicketAnalysisRequestedV1, type EntityRef, type TimeWindow } from '@aoc/contracts';
-import { AocError } from '@aoc/errors';
 import { z } from 'zod';
 import { GENERAL_HEALTH, MAX_SCENARIOS_PER_RUN, SCENARIO_CATALOG, SCENARIO_CATALOG_VERSION, type ScenarioPlaybook } from './scenario-catalog';
 import { analysisWindow, resolveTarget, selectScenarios, visibleText } from './select-scenarios';
@@ -123,11 +122,10 @@ export function routerInput(request: TicketAnalysisRequestedV1): ScenarioRouterI
 /** One routing decision through the model port; a model that fails permanently falls back to the catalog rules. */
 export async function routeTicket(model: ModelPort, request: TicketAnalysisRequestedV1): Promise<Routing> {
   const input = routerInput(request);
-  try {
-    const result = await model.invoke({ role: 'scenario_router', instructions: SCENARIO_ROUTER_INSTRUCTIONS, input, output: ScenarioRouterOutputV1 });
-    return guardRouting(request, result.output, result.model);
-  } catch (error) {
-    if (error instanceof AocError && error.retryable) throw error;
-    return guardRouting(request, builtinRoute(input), `${BUILTIN_ROUTER_MODEL} (fallback: ${error instanceof AocError ? error.code : 'MODEL.UNEXPECTED'})`);
-  }
+  const answered = await invokeOrFallback(
+    model,
+    { role: 'scenario_router', instructions: SCENARIO_ROUTER_INSTRUCTIONS, input, output: ScenarioRouterOutputV1 },
+    { model: BUILTIN_ROUTER_MODEL, run: () => builtinRoute(input) },
+  );
+  return guardRouting(request, answered.output, answered.model);
 }
