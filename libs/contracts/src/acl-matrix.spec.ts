@@ -22,10 +22,14 @@ const EXPECTED: Record<Role, { publish: string[]; subscribe: string[] }> = {
       Topics.scenarioSelected.name,
       Topics.evidenceBatchMaterialized.name,
       Topics.diagnosisHandoffConsumed.name,
+      Topics.providerInventoryListed.name,
     ],
   },
-  evidence: { publish: [Topics.evidenceBatchPlanned.name], subscribe: [Topics.evidenceRequested.name] },
-  'provider-executor': { publish: [Topics.evidenceBatchMaterialized.name], subscribe: [Topics.evidenceBatchPlanned.name] },
+  evidence: { publish: [Topics.evidenceBatchPlanned.name, Topics.evidenceCatalogRequested.name], subscribe: [Topics.evidenceRequested.name, Topics.evidenceCatalogListed.name] },
+  'provider-executor': {
+    publish: [Topics.evidenceBatchMaterialized.name, Topics.evidenceCatalogListed.name, Topics.providerInventoryListed.name],
+    subscribe: [Topics.evidenceBatchPlanned.name, Topics.evidenceCatalogRequested.name],
+  },
   judge: {
     publish: [Topics.evaluationJudged.name],
     subscribe: [Topics.ticketAnalysisRequested.name, Topics.runPublished.name, Topics.ticketTimelineUpdated.name],
@@ -63,11 +67,11 @@ describe('role grants', () => {
   });
 
   describe('evidence role', () => {
-    it('only subscribes to evidence.requested and only publishes evidence.batch-planned', () => {
+    it('only subscribes to evidence.requested and its catalogue, and only publishes batches and catalogue requests', () => {
       const g = grantOf('evidence');
-      expect(g.subscribe).toEqual(['aoc.evidence.requested.v1']);
-      expect(g.publish).toEqual(['aoc.evidence.batch-planned.v1']);
-      expect(g.deadLetter).toEqual(['aoc.evidence.requested.v1.dlq']);
+      expect(sorted(g.subscribe)).toEqual(['aoc.evidence.catalog-listed.v1', 'aoc.evidence.requested.v1']);
+      expect(sorted(g.publish)).toEqual(['aoc.evidence.batch-planned.v1', 'aoc.evidence.catalog-requested.v1']);
+      expect(sorted(g.deadLetter)).toEqual(['aoc.evidence.catalog-listed.v1.dlq', 'aoc.evidence.requested.v1.dlq']);
     });
 
     it('is granted nothing on diagnosis-side topics (scenario, diagnosis, run), in process or on the broker', () => {
@@ -81,10 +85,10 @@ describe('role grants', () => {
       }
     });
 
-    it('has broker READ only on evidence.requested and WRITE only on batch-planned and its own DLQ', () => {
+    it('has broker READ only on its two inputs and WRITE only on its two outputs and its own DLQs', () => {
       const p = brokerAclMatrix().principals.find((x) => x.role === 'evidence');
-      expect(p?.read).toEqual(['aoc.evidence.requested.v1']);
-      expect(sorted(p?.write ?? [])).toEqual(['aoc.evidence.batch-planned.v1', 'aoc.evidence.requested.v1.dlq']);
+      expect(sorted(p?.read ?? [])).toEqual(['aoc.evidence.catalog-listed.v1', 'aoc.evidence.requested.v1']);
+      expect(sorted(p?.write ?? [])).toEqual(['aoc.evidence.batch-planned.v1', 'aoc.evidence.catalog-listed.v1.dlq', 'aoc.evidence.catalog-requested.v1', 'aoc.evidence.requested.v1.dlq']);
     });
   });
 

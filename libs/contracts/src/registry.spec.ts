@@ -19,6 +19,10 @@ const DESIGN_TOPICS: { baseName: string; producers: Role[]; consumers: Role[] }[
   { baseName: 'ticket.timeline-updated', producers: ['router'], consumers: ['judge', 'reporter', 'optimizer'] },
   { baseName: 'evaluation.judged', producers: ['judge'], consumers: ['reporter', 'optimizer'] },
   { baseName: 'optimizer.candidate-enqueued', producers: ['optimizer'], consumers: [] },
+  // Generality (issue 9): provider inventories for target resolution, and the discovery bootstrap.
+  { baseName: 'provider.inventory-listed', producers: ['provider-executor'], consumers: ['router'] },
+  { baseName: 'evidence.catalog-requested', producers: ['evidence'], consumers: ['provider-executor'] },
+  { baseName: 'evidence.catalog-listed', producers: ['provider-executor'], consumers: ['evidence'] },
 ];
 
 /** `aoc.` + dot-separated lower-case segments + `.v<N>`. */

@@ -5,9 +5,12 @@ import type { TopicDefinition } from './topic-definition';
 import { diagnosisHandoffConsumedTopic } from './topics/diagnosis-handoff-consumed/diagnosis-handoff-consumed.schema';
 import { evaluationJudgedTopic } from './topics/evaluation-judged/evaluation-judged.schema';
 import { evidenceBatchMaterializedTopic } from './topics/evidence-batch-materialized/evidence-batch-materialized.schema';
+import { evidenceCatalogListedTopic } from './topics/evidence-catalog-listed/evidence-catalog-listed.schema';
+import { evidenceCatalogRequestedTopic } from './topics/evidence-catalog-requested/evidence-catalog-requested.schema';
 import { evidenceBatchPlannedTopic } from './topics/evidence-batch-planned/evidence-batch-planned.schema';
 import { evidenceRequestedTopic } from './topics/evidence-requested/evidence-requested.schema';
 import { optimizerCandidateEnqueuedTopic } from './topics/optimizer-candidate-enqueued/optimizer-candidate-enqueued.schema';
+import { providerInventoryListedTopic } from './topics/provider-inventory-listed/provider-inventory-listed.schema';
 import { runExecutionRecordedTopic } from './topics/run-execution-recorded/run-execution-recorded.schema';
 import { runPublishedTopic } from './topics/run-published/run-published.schema';
 import { scenarioSelectedTopic } from './topics/scenario-selected/scenario-selected.schema';
@@ -19,6 +22,8 @@ export const Topics = {
   ticketAnalysisRequested: ticketAnalysisRequestedTopic,
   scenarioSelected: scenarioSelectedTopic,
   evidenceRequested: evidenceRequestedTopic,
+  evidenceCatalogRequested: evidenceCatalogRequestedTopic,
+  evidenceCatalogListed: evidenceCatalogListedTopic,
   evidenceBatchPlanned: evidenceBatchPlannedTopic,
   evidenceBatchMaterialized: evidenceBatchMaterializedTopic,
   diagnosisHandoffConsumed: diagnosisHandoffConsumedTopic,
@@ -27,6 +32,7 @@ export const Topics = {
   ticketTimelineUpdated: ticketTimelineUpdatedTopic,
   evaluationJudged: evaluationJudgedTopic,
   optimizerCandidateEnqueued: optimizerCandidateEnqueuedTopic,
+  providerInventoryListed: providerInventoryListedTopic,
 } as const;
 
 export const TOPIC_REGISTRY: readonly TopicDefinition[] = Object.values(Topics);

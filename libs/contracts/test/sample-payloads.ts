@@ -14,6 +14,9 @@ import {
   type EvaluationJudgedV1,
   type EvidenceBatchMaterializedV1,
   type EvidenceBatchPlannedV1,
+  type EvidenceCatalogListedV1,
+  type EvidenceCatalogRequestedV1,
+  type ProviderInventoryListedV1,
   type EvidenceRequestedV1,
   type OptimizerCandidateEnqueuedV1,
   type RunExecutionRecordedV1,
@@ -89,6 +92,29 @@ const evidenceRequested: EvidenceRequestedV1 = {
   target: 'prod-eu-1',
   window: WINDOW,
   refinement: false,
+};
+
+const evidenceCatalogRequested: EvidenceCatalogRequestedV1 = { runId: SAMPLE_RUN_ID, request: { ...evidenceRequested, provider: 'prometheus' } };
+
+const evidenceCatalogListed: EvidenceCatalogListedV1 = {
+  runId: SAMPLE_RUN_ID,
+  request: { ...evidenceRequested, provider: 'prometheus' },
+  status: 'listed',
+  metrics: [
+    { name: 'aws_rds_database_connections_average', labelKeys: ['cluster', 'dbinstance_identifier'], series: 1 },
+    { name: 'aws_rds_free_storage_space_minimum', labelKeys: ['cluster', 'dbinstance_identifier'], series: 1 },
+  ],
+  truncated: false,
+  failureCode: null,
+};
+
+const providerInventoryListed: ProviderInventoryListedV1 = {
+  provider: 'prometheus',
+  listedAt: '2025-01-01T10:00:00Z',
+  status: 'listed',
+  targets: [{ target: 'payments-prod', aliases: [] }, { target: 'prod-eu-1', aliases: [] }],
+  truncated: false,
+  failureCode: null,
 };
 
 const evidenceBatchPlanned: EvidenceBatchPlannedV1 = {
@@ -300,6 +326,9 @@ export const SAMPLE_PAYLOADS: Readonly<Record<string, unknown>> = Object.freeze(
   [Topics.ticketTimelineUpdated.name]: ticketTimelineUpdated,
   [Topics.evaluationJudged.name]: evaluationJudged,
   [Topics.optimizerCandidateEnqueued.name]: optimizerCandidateEnqueued,
+  [Topics.evidenceCatalogRequested.name]: evidenceCatalogRequested,
+  [Topics.evidenceCatalogListed.name]: evidenceCatalogListed,
+  [Topics.providerInventoryListed.name]: providerInventoryListed,
 });
 
 /** A fresh deep copy of the sample payload of `topicName`; throws for a topic without a sample. */
