@@ -41,3 +41,5 @@ export * from './packages/wetech/wetech.package';
 export { WETECH_HOST_ALLOWLIST, WETECH_INVENTORY_DIGEST, WETECH_TARGETS, type WetechTarget } from './packages/wetech/wetech-inventory.generated';
 export * from './core/planned-batch';
 export * from './core/anomaly-score';
+export * from './validation/read-only-pg-sql';
+export * from './connectors/postgres-connector';
