@@ -100,6 +100,7 @@ const evidenceCatalogListed: EvidenceCatalogListedV1 = {
   runId: SAMPLE_RUN_ID,
   request: { ...evidenceRequested, provider: 'prometheus' },
   status: 'listed',
+  targetLabel: 'cluster',
   metrics: [
     { name: 'aws_rds_database_connections_average', labelKeys: ['cluster', 'dbinstance_identifier'], series: 1 },
     { name: 'aws_rds_free_storage_space_minimum', labelKeys: ['cluster', 'dbinstance_identifier'], series: 1 },
@@ -192,6 +193,7 @@ const diagnosisHandoffConsumed: DiagnosisHandoffConsumedV1 = {
       statement: 'A batch job saturated TiKV writes and stalled foreground reads.',
       strength: 'moderate',
       openLink: 'Write stall counts were not readable.',
+      family: null,
     },
     strongestAlternative: 'A hot region from a skewed key range.',
     workloadAttribution: null,

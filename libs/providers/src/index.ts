@@ -9,6 +9,7 @@ export * from './validation/promql';
 export * from './validation/read-only-sql';
 export * from './connectors/http-client';
 export * from './connectors/prometheus-connector';
+export * from './connectors/prometheus-discovery';
 export * from './packages/prometheus/prometheus.package';
 export * from './core/evidence-package';
 export * from './connectors/mysql-connector';

@@ -1,5 +1,5 @@
 import { BusErrorPassthroughFilter, OnTopic, PrepareTopic, type HandlerContext } from '@aoc/bus';
-import { Topics, type EnvelopeMeta, type EvidenceRequestedV1 } from '@aoc/contracts';
+import { Topics, type EnvelopeMeta, type EvidenceCatalogListedV1, type EvidenceRequestedV1 } from '@aoc/contracts';
 import { Controller, UseFilters } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { PlanEvidenceHandler } from './plan-evidence/plan-evidence.handler';
@@ -17,5 +17,15 @@ export class EvidenceBusController {
   @OnTopic(Topics.evidenceRequested)
   onEvidenceRequested(@Payload() payload: EvidenceRequestedV1, @Ctx() ctx: HandlerContext): Promise<void> {
     return this.planEvidence.handle(payload, ctx);
+  }
+
+  @PrepareTopic(Topics.evidenceCatalogListed)
+  prepareCatalogListed(@Payload() payload: EvidenceCatalogListedV1, @Ctx() _envelope: EnvelopeMeta): Promise<unknown> {
+    return this.planEvidence.prepareFromCatalog(payload);
+  }
+
+  @OnTopic(Topics.evidenceCatalogListed)
+  onCatalogListed(@Payload() payload: EvidenceCatalogListedV1, @Ctx() ctx: HandlerContext): Promise<void> {
+    return this.planEvidence.handleCatalog(payload, ctx);
   }
 }

@@ -12,7 +12,7 @@ export class EvidenceModule {}
 
 export const evidenceDefinition: ServiceDefinition = {
   role: 'evidence',
-  publishes: [Topics.evidenceBatchPlanned],
+  publishes: [Topics.evidenceBatchPlanned, Topics.evidenceCatalogRequested],
   entities: [PlannedBatchEntity],
   migrations: [EvidenceInit1764400000000],
   module: (runtime) => {

@@ -3,7 +3,9 @@ import type { EvidencePackage } from '@aoc/providers';
 import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
 import { BatchExecutionEntity } from './batch-execution.entity';
+import { DiscoverMetricsHandler } from './discover-metrics/discover-metrics.handler';
 import { ExecuteBatchHandler } from './execute-batch/execute-batch.handler';
+import { InventoryPublisher } from './list-inventory/inventory-publisher';
 import { ProviderExecutorInit1764400000000 } from './migrations/1764400000000-provider-executor-init.migration';
 import { ProviderExecutorRecords1764500000000 } from './migrations/1764500000000-provider-executor-records.migration';
 import { ProviderExecutorBrowserState1764600000000 } from './migrations/1764600000000-provider-executor-browser-state.migration';
@@ -23,7 +25,7 @@ export function createProviderExecutorDefinition(options?: Partial<ExecutorOptio
   const resolve = (): ExecutorOptions => (resolved ??= { ...executorOptionsFromEnv(), ...options });
   return {
     role: 'provider-executor',
-    publishes: [Topics.evidenceBatchMaterialized],
+    publishes: [Topics.evidenceBatchMaterialized, Topics.evidenceCatalogListed, Topics.providerInventoryListed],
     entities: [BatchExecutionEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderHttpAttemptEntity, ProviderSystemEventEntity, EvidenceRecordingEntity],
     migrations: [ProviderExecutorInit1764400000000, ProviderExecutorRecords1764500000000, ProviderExecutorBrowserState1764600000000],
     module: (runtime) => {
@@ -34,6 +36,8 @@ export function createProviderExecutorDefinition(options?: Partial<ExecutorOptio
         controllers: [ProviderExecutorBusController],
         providers: [
           ExecuteBatchHandler,
+          DiscoverMetricsHandler,
+          InventoryPublisher,
           { provide: EXECUTOR_OPTIONS, useValue: opts },
           { provide: PROVIDER_REGISTRY, useValue: new ProviderRegistry(opts, [...configuredPackages(opts, runtime.dataSource, runtime.schema), ...packages]) },
         ],

@@ -1,9 +1,10 @@
 import { BusErrorPassthroughFilter, OnTopic, PrepareTopic, type HandlerContext } from '@aoc/bus';
-import { Topics, type DiagnosisHandoffConsumedV1, type EnvelopeMeta, type EvidenceBatchMaterializedV1, type ScenarioSelectedV1, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
+import { Topics, type DiagnosisHandoffConsumedV1, type EnvelopeMeta, type EvidenceBatchMaterializedV1, type ProviderInventoryListedV1, type ScenarioSelectedV1, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
 import { Controller, UseFilters } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { AskEvidenceHandler } from './ask-evidence/ask-evidence.handler';
 import { ConcludeScenarioHandler } from './conclude-scenario/conclude-scenario.handler';
+import { storeInventory } from './provider-inventory/inventory.store';
 import { ReconcileRunHandler } from './reconcile-run/reconcile-run.handler';
 import { SelectScenariosHandler } from './select-scenarios/select-scenarios.handler';
 
@@ -20,6 +21,11 @@ export class RouterBusController {
     private readonly concludeScenario: ConcludeScenarioHandler,
     private readonly reconcileRun: ReconcileRunHandler,
   ) {}
+
+  @OnTopic(Topics.providerInventoryListed)
+  onInventoryListed(@Payload() payload: ProviderInventoryListedV1, @Ctx() ctx: HandlerContext): Promise<void> {
+    return storeInventory(ctx.manager, payload);
+  }
 
   @PrepareTopic(Topics.ticketAnalysisRequested)
   prepareAnalysisRequested(@Payload() payload: TicketAnalysisRequestedV1, @Ctx() _envelope: EnvelopeMeta): Promise<unknown> {

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { RouterInit1764400000000 } from './migrations/1764400000000-router-init.migration';
 import { RouterDeadlinesRounds1764700000000 } from './migrations/1764700000000-router-deadlines-rounds.migration';
 import { RouterRunRequest1764800000000 } from './migrations/1764800000000-router-run-request.migration';
+import { RouterProviderInventories1764900000000 } from './migrations/1764900000000-router-provider-inventories.migration';
+import { ProviderInventoryEntity } from './persistence/provider-inventory.entity';
 import { RunEntity } from './persistence/run.entity';
 import { ScenarioThreadEntity } from './persistence/scenario-thread.entity';
 import { ROUTER_ROLES, createRouterModel } from './router-model';
@@ -33,8 +35,8 @@ export function createRouterDefinition(options: RouterDefinitionOptions = {}): S
       Topics.runPublished,
       Topics.runExecutionRecorded,
     ],
-    entities: [RunEntity, ScenarioThreadEntity],
-    migrations: [RouterInit1764400000000, RouterDeadlinesRounds1764700000000, RouterRunRequest1764800000000],
+    entities: [RunEntity, ScenarioThreadEntity, ProviderInventoryEntity],
+    migrations: [RouterInit1764400000000, RouterDeadlinesRounds1764700000000, RouterRunRequest1764800000000, RouterProviderInventories1764900000000],
     module: (runtime) => {
       const env = options.env ?? process.env;
       const routerModel = createRouterModel(env);

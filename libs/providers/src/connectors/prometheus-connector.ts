@@ -86,6 +86,25 @@ function summarise(labels: Record<string, string>, samples: [number, string][], 
   };
 }
 
+/** One form-encoded POST to a Prometheus HTTP API path of the endpoint (credentials in its headers). */
+export function postPrometheusForm(
+  endpoint: PromEndpoint,
+  path: string,
+  params: URLSearchParams,
+  options: { signal?: AbortSignal; maxResponseBytes?: number; retryDelaysMs?: readonly number[] },
+): ReturnType<typeof providerRequest> {
+  return providerRequest({
+    url: `${endpoint.baseUrl.replace(/\/$/, '')}${path}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(endpoint.headers ?? {}) },
+    body: params.toString(),
+    signal: options.signal,
+    secrets: endpoint.secrets,
+    maxResponseBytes: options.maxResponseBytes,
+    retryDelaysMs: options.retryDelaysMs,
+  });
+}
+
 /** Prometheus HTTP API client (`/api/v1/query_range` and `/api/v1/query`) returning compact summaries. */
 export async function queryPrometheus(
   endpoint: PromEndpoint,
@@ -103,16 +122,7 @@ export async function queryPrometheus(
   const path = query.kind === 'range' ? '/api/v1/query_range' : '/api/v1/query';
   let response: Awaited<ReturnType<typeof providerRequest>>;
   try {
-    response = await providerRequest({
-      url: `${endpoint.baseUrl.replace(/\/$/, '')}${path}`,
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(endpoint.headers ?? {}) },
-      body: params.toString(),
-      signal: options.signal,
-      secrets: endpoint.secrets,
-      maxResponseBytes: options.maxResponseBytes,
-      retryDelaysMs: options.retryDelaysMs,
-    });
+    response = await postPrometheusForm(endpoint, path, params, options);
   } catch (error) {
     // Prometheus explains a rejected query in its JSON body; pass that text through as the detail.
     if (error instanceof ProviderError && error.code === 'PROVIDER.HTTP_4XX') {

@@ -62,6 +62,24 @@ export interface EvidenceRunOptions {
   now?: Date;
 }
 
+/** The targets a package can serve, bounded and sanitised (its inventory). */
+export interface TargetListing {
+  status: 'listed' | 'unavailable';
+  targets: { target: string; aliases: string[] }[];
+  truncated: boolean;
+  failureCode: string | null;
+}
+
+/** The metric names present for one target and window (discovery), bounded and sanitised. */
+export interface CatalogListing {
+  status: 'listed' | 'empty' | 'unsupported' | 'failed';
+  /** The label whose exact value selects the target in every query. */
+  targetLabel: string | null;
+  metrics: { name: string; labelKeys: string[]; series: number }[];
+  truncated: boolean;
+  failureCode: string | null;
+}
+
 /**
  * A provider package as the Provider Executor sees it: one identity with its own credentials,
  * its tool specs, and one bounded batch entry point that goes through `executeTool`.
@@ -71,4 +89,8 @@ export interface EvidencePackage {
   readonly tools: readonly ToolSpec[];
   readonly operations: readonly EvidenceOperation[];
   runBatch(request: EvidenceBatchRequest, options?: EvidenceRunOptions): Promise<ToolResult<EvidenceBatchDetails>>;
+  /** Its inventory; packages without one serve only targets named exactly in their configuration. */
+  listTargets?(options?: EvidenceRunOptions): Promise<TargetListing>;
+  /** Metric discovery for the frozen target and window; packages without it plan from templates. */
+  discoverMetrics?(request: { target: string; window: AbsoluteWindow }, options?: EvidenceRunOptions): Promise<CatalogListing>;
 }

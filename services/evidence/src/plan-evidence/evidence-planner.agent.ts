@@ -2,6 +2,7 @@ import { BuiltinRegistry, createAgentRuntime, type AgentRuntime, type Instructio
 import type { EvidenceBatchPlannedV1, EvidenceRequestedV1, PlannedQueryV1 } from '@aoc/contracts';
 import { AocError, errorCodeOf } from '@aoc/errors';
 import { BUILTIN_PLANNER_MODEL, EvidencePlanInputV1, EvidencePlanOutputV1, builtinPlan, type DraftQuery } from './plan-evidence';
+import type { PlanningCatalogV1 } from './planning-catalog';
 import { validatePlan, type PlanError } from './plan-validator';
 import { QUERY_TEMPLATES_VERSION } from './query-templates';
 
@@ -10,14 +11,17 @@ export const EVIDENCE_MODEL = Symbol('EVIDENCE_MODEL');
 
 export const EVIDENCE_PLANNER_INSTRUCTIONS: Instructions = {
   id: 'evidence.plan-batch',
-  version: '2026-11-29.1',
+  version: '2026-12-01.1',
   text: [
     'You plan one bounded, read-only evidence batch for a database support investigation. The input holds one neutral',
     'question, its observable stop condition, the provider, the frozen target and the absolute window. Plan at most 12',
     'queries that answer the question, each with a unique lower-case slug id, an operation the provider serves, the',
     'expression (PromQL for promql_* operations, a single read-only SELECT for sql, JSON parameters for the others), a',
     'short neutral purpose, and window/stepSeconds set to null unless a narrower window inside the frozen one is needed.',
-    'Bind every PromQL selector to the frozen target label. Never plan writes, never change the target or the window, and',
+    'When "catalog" is present it lists the metric names the provider actually holds for the target in the window, each with',
+    'its ontology family, kind (counter/gauge/histogram), suggested aggregation and label keys: plan only names from it,',
+    'rate() counters, histogram_quantile() histogram buckets, and bind every selector with catalog.targetLabel="<target>".',
+    'Without a catalog, bind every PromQL selector to cluster="<target>". Never plan writes, never change the target or the window, and',
     'do not judge causes, severity or who should act. When "rewrite" is present, the previous plan failed validation with',
     'the listed codes: fix only the structure of the rejected queries (or drop them); keep the objective, target and window.',
     'Put anything you could not cover in plannerNotes.',
@@ -60,13 +64,13 @@ const describeErrors = (errors: readonly PlanError[]) =>
  * a model that produces nothing usable ends it with the model's error code. Either way a
  * batch is published, so the scenario never waits for an answer that will not come.
  */
-export async function planEvidenceRound(model: ModelPort, request: EvidenceRequestedV1): Promise<EvidenceBatchPlannedV1> {
+export async function planEvidenceRound(model: ModelPort, request: EvidenceRequestedV1, catalog: PlanningCatalogV1 | null = null): Promise<EvidenceBatchPlannedV1> {
   const ask = async (rewrite: EvidencePlanInputV1['rewrite']) =>
     (
       await model.invoke({
         role: 'evidence',
         instructions: EVIDENCE_PLANNER_INSTRUCTIONS,
-        input: { request, templatesVersion: QUERY_TEMPLATES_VERSION, rewrite } satisfies EvidencePlanInputV1,
+        input: { request, templatesVersion: QUERY_TEMPLATES_VERSION, catalog, rewrite } satisfies EvidencePlanInputV1,
         output: EvidencePlanOutputV1,
       })
     ).output;
@@ -79,7 +83,8 @@ export async function planEvidenceRound(model: ModelPort, request: EvidenceReque
     if (error instanceof AocError && error.retryable) throw error;
     return plan(0, [], `The evidence planner produced no usable plan (${errorCodeOf(error, 'MODEL.UNEXPECTED')}); nothing was queried.`);
   }
-  const checked = validatePlan(request, first.queries.map(toPlanned));
+  const targetLabel = catalog?.targetLabel ?? null;
+  const checked = validatePlan(request, first.queries.map(toPlanned), { targetLabel });
   if (checked.errors.length === 0) return plan(0, checked.queries, first.plannerNotes);
   let second: EvidencePlanOutputV1;
   try {
@@ -88,7 +93,7 @@ export async function planEvidenceRound(model: ModelPort, request: EvidenceReque
     if (error instanceof AocError && error.retryable) throw error;
     return plan(1, [], `The plan failed validation (${describeErrors(checked.errors)}) and the rewrite produced no usable plan; nothing was queried.`);
   }
-  const rechecked = validatePlan(request, second.queries.map(toPlanned));
+  const rechecked = validatePlan(request, second.queries.map(toPlanned), { targetLabel });
   if (rechecked.errors.length > 0) {
     return plan(1, [], `The plan failed validation twice; ending this round with the original error: ${describeErrors(checked.errors)}.`);
   }

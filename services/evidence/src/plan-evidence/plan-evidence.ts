@@ -1,9 +1,13 @@
 import { EvidenceRequestedV1, MAX_QUERIES_PER_BATCH, TimeWindow } from '@aoc/contracts';
+import { classifyMetric } from '@aoc/metric-ontology';
+import { metricNamesOf } from '@aoc/providers';
 import { z } from 'zod';
+import { planByFamily } from './family-plan';
+import { PlanningCatalogV1 } from './planning-catalog';
 import { PROVIDER_OPERATIONS } from './plan-validator';
 import { QUERY_TEMPLATES_VERSION, bindTarget, bindTemplate, templatesFor, type QueryTemplate } from './query-templates';
 
-const SAFE_TARGET = /^[A-Za-z0-9][A-Za-z0-9_/-]{0,127}$/;
+const SAFE_TARGET = /^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$/;
 
 /** A query as a planner writes it: loose strings, so structural mistakes reach the validator. */
 export const DraftQuery = z.object({
@@ -20,6 +24,8 @@ export type DraftQuery = z.infer<typeof DraftQuery>;
 export const EvidencePlanInputV1 = z.object({
   request: EvidenceRequestedV1,
   templatesVersion: z.string(),
+  /** Metrics discovered for the target and window (null: the provider has no discovery; plan from templates). */
+  catalog: PlanningCatalogV1.nullable().default(null),
   rewrite: z
     .object({
       previousQueries: z.array(DraftQuery),
@@ -59,6 +65,7 @@ export function builtinPlan(input: EvidencePlanInputV1): EvidencePlanOutputV1 {
   }
   if (request.provider === 'none' || request.target === null) return { queries: [], plannerNotes: 'No usable provider target was given; nothing can be queried.' };
   if (!SAFE_TARGET.test(request.target)) return { queries: [], plannerNotes: 'The target is not a safe identifier; no query was planned.' };
+  if (input.catalog && input.catalog.status !== 'unsupported') return catalogPlan(request, input.catalog);
   const question = request.question.toLowerCase();
   const served = PROVIDER_OPERATIONS[request.provider];
   const asked = templatesFor(request.provider).filter((t) => t.asks.some((a) => question.includes(a)));
@@ -82,6 +89,57 @@ export function builtinPlan(input: EvidencePlanInputV1): EvidencePlanOutputV1 {
     queries.length > MAX_QUERIES_PER_BATCH ? `Kept the first ${MAX_QUERIES_PER_BATCH} of ${queries.length} queries.` : '',
   ].filter(Boolean);
   return { queries: queries.slice(0, MAX_QUERIES_PER_BATCH), plannerNotes: notes.join(' ').slice(0, 1000) };
+}
+
+/** Metric names a template reads (none for non-PromQL operations). */
+function templateMetrics(template: QueryTemplate): string[] {
+  if (template.operation !== 'promql_range' && template.operation !== 'promql_instant') return [];
+  try {
+    return metricNamesOf(template.expression);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A plan from the discovered catalogue. Templates the question asks for are kept when the target
+ * holds every metric they read (their ids are what the query-id mechanism rules know); the rest
+ * of the budget goes to metrics picked by family, so names no template knows are planned too.
+ */
+function catalogPlan(request: EvidencePlanInputV1['request'], catalog: PlanningCatalogV1): EvidencePlanOutputV1 {
+  const target = request.target as string;
+  const label = catalog.targetLabel ?? 'cluster';
+  if (catalog.status === 'failed') {
+    return { queries: [], plannerNotes: `Metric discovery for ${target} failed (${catalog.failureCode ?? 'unknown'}); nothing was queried.` };
+  }
+  if (catalog.status === 'empty' || catalog.metrics.length === 0) {
+    // One probe keeps the outcome structural: the provider answered, with no series for the target.
+    return { queries: [draft({ id: 'target_series', operation: 'promql_instant', expression: `count({${label}="${target}"})`, purpose: `series present for ${label}=${target}` })], plannerNotes: `The provider holds no series with ${label}="${target}" in the window.` };
+  }
+  const question = request.question.toLowerCase();
+  const servedOps = PROVIDER_OPERATIONS[request.provider];
+  const asked = templatesFor(request.provider).filter((t) => t.asks.some((a) => question.includes(a)));
+  const unserved = asked.filter((t) => !servedOps.includes(t.operation));
+  const present = new Set(catalog.metrics.map((m) => m.name));
+  // Templates bind `cluster`; they fit only an endpoint whose target label is `cluster`.
+  const templates = label === 'cluster' ? asked.filter((t) => servedOps.includes(t.operation) && templateMetrics(t).length > 0 && templateMetrics(t).every((n) => present.has(n))) : [];
+  const covered = new Set(templates.flatMap(templateMetrics));
+  const plan = planByFamily(request, { ...catalog, metrics: catalog.metrics.filter((m) => !covered.has(m.name)) }, MAX_QUERIES_PER_BATCH - templates.length);
+  const drafts = [...templates.map((t) => draft(bindTemplate(t, target, request.window))), ...plan.drafts.map(({ family: _family, ...q }) => draft(q))];
+  const stillMissing = plan.missing.filter((f) => ![...covered].some((n) => classifyMetric(n).family === f));
+  const notes = [
+    stillMissing.length > 0 ? `No metric of ${stillMissing.join(', ')} exists for ${target} in the window (${catalog.metrics.length} metric names discovered${catalog.truncated ? ', list truncated' : ''}).` : '',
+    unserved.length > 0 ? `Not available from ${request.provider}: ${unserved.map((t) => t.purpose).join('; ')}.` : '',
+    drafts.length === 0 ? 'No discovered metric belongs to a family the question asks to measure.' : '',
+  ].filter(Boolean);
+  if (request.comparison) {
+    const first = drafts.find((d) => d.operation === 'promql_range');
+    const queries = first
+      ? request.comparison.windows.map((w, i) => draft({ id: `${first.id}_prior_${i + 1}d`.slice(0, 64), operation: first.operation, expression: first.expression, purpose: `${first.purpose}, same clock ${i + 1} day(s) earlier`.slice(0, 300), window: w }))
+      : [];
+    return { queries, plannerNotes: notes.join(' ').slice(0, 1000) };
+  }
+  return { queries: drafts.slice(0, MAX_QUERIES_PER_BATCH), plannerNotes: notes.join(' ').slice(0, 1000) };
 }
 
 export const BUILTIN_PLANNER_MODEL = `evidence-templates:${QUERY_TEMPLATES_VERSION}`;

@@ -1,6 +1,5 @@
 import { MAX_QUERIES_PER_BATCH, PlannedQueryV1, type EvidenceRequestedV1 } from '@aoc/contracts';
-import { parser } from '@prometheus-io/lezer-promql';
-import { CLINIC_OPERATIONS, WETECH_OPERATIONS, validatePromQl, validateReadOnlySql } from '@aoc/providers';
+import { CLINIC_OPERATIONS, WETECH_OPERATIONS, unboundSelectors, validatePromQl, validateReadOnlySql } from '@aoc/providers';
 
 /** Operations each provider package serves (the executor refuses the rest). */
 export const PROVIDER_OPERATIONS: Record<EvidenceRequestedV1['provider'], readonly PlannedQueryV1['operation'][]> = {
@@ -42,45 +41,13 @@ function withinWindow(window: { from: string; to: string }, outer: { from: strin
 }
 
 /**
- * Vector selectors of a PromQL expression that lack an exact `label="value"` matcher. The generic
- * Prometheus package serves many clusters from one endpoint, so each selector must name the
- * frozen one: a negative matcher, a regex or a second unbound selector (`… or up`) would read others.
- */
-export function unboundSelectors(expression: string, label: string, value: string): string[] {
-  const out: string[] = [];
-  parser.parse(expression).iterate({
-    enter: (node) => {
-      if (node.type.name !== 'VectorSelector') return;
-      let bound = false;
-      const matchers = node.node.getChild('LabelMatchers');
-      for (const m of matchers ? [...matchers.getChildren('UnquotedLabelMatcher'), ...matchers.getChildren('QuotedLabelMatcher')] : []) {
-        const name = m.getChild('LabelName') ?? m.getChild('QuotedLabelName');
-        const op = m.getChild('MatchOp')?.firstChild?.type.name;
-        const literal = m.getChild('StringLiteral');
-        if (!name || !literal || op !== 'EqlSingle') continue;
-        const text = (n: { from: number; to: number }) => expression.slice(n.from, n.to);
-        let literalValue: unknown = null;
-        try {
-          literalValue = JSON.parse(text(literal).replace(/^'(.*)'$/s, '"$1"'));
-        } catch {
-          literalValue = null;
-        }
-        if (text(name).replace(/^"|"$/g, '') === label && literalValue === value) bound = true;
-      }
-      if (!bound) out.push(expression.slice(node.from, node.to).slice(0, 80));
-      return false;
-    },
-  });
-  return out;
-}
-
-/**
  * Deterministic structural check of a planned batch before anything runs: schema, size, unique
  * ids, operations the provider serves, parseable read-only expressions, windows inside the frozen
  * window (or the runner's comparison windows) and PromQL bound to the frozen target. It never
  * judges what the batch is for.
  */
-export function validatePlan(request: EvidenceRequestedV1, candidate: unknown): PlanValidation {
+export function validatePlan(request: EvidenceRequestedV1, candidate: unknown, options: { targetLabel?: string | null } = {}): PlanValidation {
+  const targetLabel = options.targetLabel ?? 'cluster';
   const errors: PlanError[] = [];
   const raw = Array.isArray(candidate) ? candidate : [];
   if (!Array.isArray(candidate)) errors.push({ queryId: null, code: 'EVIDENCE.PLAN_SHAPE', field: 'queries', message: 'queries must be an array' });
@@ -109,9 +76,9 @@ export function validatePlan(request: EvidenceRequestedV1, candidate: unknown): 
     try {
       if (q.operation === 'promql_range' || q.operation === 'promql_instant') {
         validatePromQl(q.expression, 'expression');
-        const unbound = request.target && request.provider === 'prometheus' ? unboundSelectors(q.expression, 'cluster', request.target) : [];
+        const unbound = request.target && request.provider === 'prometheus' ? unboundSelectors(q.expression, targetLabel, request.target) : [];
         if (unbound.length > 0) {
-          return fail('EVIDENCE.TARGET_UNBOUND', 'expression', `every PromQL selector needs cluster="${request.target}"; not bound: ${unbound.slice(0, 3).join(', ')}`);
+          return fail('EVIDENCE.TARGET_UNBOUND', 'expression', `every PromQL selector needs ${targetLabel}="${request.target}"; not bound: ${unbound.slice(0, 3).join(', ')}`);
         }
       } else if (q.operation === 'sql') {
         validateReadOnlySql(q.expression, 'expression');

@@ -1,5 +1,6 @@
 import type { EvidenceFactV1, PlannedQueryV1 } from '@aoc/contracts';
-import { ANOMALY_Z_THRESHOLD, mostAnomalousIndex, SeriesSummarySchema, type QueryEvidence } from '@aoc/providers';
+import { classifyMetric } from '@aoc/metric-ontology';
+import { ANOMALY_Z_THRESHOLD, metricNamesOf, mostAnomalousIndex, SeriesSummarySchema, type QueryEvidence } from '@aoc/providers';
 import { z } from 'zod';
 import { asSeriesResult, materializeStatements } from './materialize-statements';
 
@@ -50,6 +51,24 @@ function deviationText(s: SeriesSummary): string | null {
     : `${direction === 'up' ? 'rose above' : 'dropped below'} its baseline median of ${fmt(base)} (robust z ${fmt(score)}, first at ${hhmm(s.shiftAt ?? null)}; recent median ${fmt(recent)})`;
 }
 
+/**
+ * The metric family a query reads, from the first metric name of its PromQL (ontology
+ * classification), so diagnosis rules reason over families whatever the exporter's names.
+ */
+export function familyAttributes(planned: PlannedQueryV1 | undefined): Record<string, string> {
+  if (!planned || (planned.operation !== 'promql_range' && planned.operation !== 'promql_instant')) return {};
+  let names: string[] = [];
+  try {
+    names = metricNamesOf(planned.expression);
+  } catch {
+    names = [];
+  }
+  const name = names[0];
+  if (!name) return {};
+  const c = classifyMetric(name);
+  return { family: c.family, metric: name.slice(0, 200), badDirection: c.badDirection, unitKind: c.unit };
+}
+
 export interface Materialized {
   facts: EvidenceFactV1[];
   observations: string[];
@@ -71,6 +90,7 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
   for (const e of evidence) {
     const planned = queries.find((q) => q.id === e.id);
     const purpose = planned?.purpose ?? e.id;
+    const family = familyAttributes(planned);
     if (e.status === 'failed') {
       gaps.push(`${purpose} (${e.id}) could not be read: ${e.error_code ?? 'failed'}${e.detail_error ? ` (${e.detail_error.slice(0, 160)})` : ''}`);
       continue;
@@ -85,7 +105,7 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
     }
     if (e.status === 'empty') {
       gaps.push(`${purpose} (${e.id}) returned no data for the window`);
-      facts.push({ queryId: e.id, kind: 'count', subject: `${e.id}: series`, value: 0, unit: null, attributes: {} });
+      facts.push({ queryId: e.id, kind: 'count', subject: `${e.id}: series`, value: 0, unit: null, attributes: { ...family } });
       continue;
     }
     const metric = MetricResult.safeParse(asSeriesResult(e.result));
@@ -111,6 +131,7 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
           mean: s.mean ?? 'n/a',
           maxAt: s.maxAt ?? 'n/a',
           points: s.points,
+          ...family,
           ...anomalyAttributes(s),
         },
       });

@@ -17,6 +17,8 @@ export const PrometheusTargetConfig = z.object({
   name: z.string().min(1).max(64),
   baseUrl: z.string().url(),
   bearerToken: z.string().min(1).optional(),
+  /** With a target label the endpoint serves every value of it (its inventory); without, it is the one target `name`. */
+  targetLabel: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a Prometheus label name').optional(),
 });
 
 /** A JSON-valued secret setting; the package validates the parsed object itself. */
@@ -50,7 +52,9 @@ export const ExecutorConfigSchema = z.object({
   AOC_WETECH_CONFIG: jsonSecret('AOC_WETECH_CONFIG'),
   /** Outer limit of provider authentication and bootstrap (Clinic metadata, Wetech dashboard login). */
   AOC_PROVIDER_AUTH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(180_000),
-  /** JSON array of {name, baseUrl, bearerToken?} for the generic Prometheus package. */
+  /** How often every package's inventory is listed again and published to the router. */
+  AOC_INVENTORY_REFRESH_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /** JSON array of {name, baseUrl, bearerToken?, targetLabel?} for the generic Prometheus package. */
   AOC_PROMETHEUS_TARGETS: secret(
     z
       .string()
@@ -59,7 +63,7 @@ export const ExecutorConfigSchema = z.object({
         try {
           return z.array(PrometheusTargetConfig).parse(JSON.parse(text));
         } catch (error) {
-          ctx.addIssue({ code: 'custom', message: `must be a JSON array of {name, baseUrl, bearerToken?}: ${error instanceof Error ? error.message.slice(0, 200) : 'invalid'}` });
+          ctx.addIssue({ code: 'custom', message: `must be a JSON array of {name, baseUrl, bearerToken?, targetLabel?}: ${error instanceof Error ? error.message.slice(0, 200) : 'invalid'}` });
           return z.NEVER;
         }
       }),
@@ -78,6 +82,8 @@ export interface ExecutorOptions {
   recordings: RecordingEntry[];
   /** Outer limit of provider authentication/bootstrap; 3 min unless set. */
   authTimeoutMs?: number;
+  /** Inventory refresh period; 5 min unless set. */
+  inventoryRefreshMs?: number;
 }
 
 export function executorOptionsFromEnv(env: Record<string, string | undefined> = process.env): ExecutorOptions {
@@ -89,6 +95,7 @@ export function executorOptionsFromEnv(env: Record<string, string | undefined> =
     manus: config.AOC_MANUS_CONFIG,
     wetech: config.AOC_WETECH_CONFIG,
     authTimeoutMs: config.AOC_PROVIDER_AUTH_TIMEOUT_MS,
+    inventoryRefreshMs: config.AOC_INVENTORY_REFRESH_MS,
     recordings: config.AOC_EVIDENCE_MODE === 'replay' ? loadRecordings(config.AOC_EVIDENCE_RECORDINGS) : [],
   };
 }

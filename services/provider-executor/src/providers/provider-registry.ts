@@ -14,6 +14,7 @@ export class ProviderRegistry {
           options.prometheusTargets.map((t) => ({
             name: t.name,
             baseUrl: t.baseUrl,
+            targetLabel: t.targetLabel,
             headers: t.bearerToken ? { authorization: `Bearer ${t.bearerToken}` } : undefined,
             secrets: t.bearerToken ? [t.bearerToken] : [],
           })),

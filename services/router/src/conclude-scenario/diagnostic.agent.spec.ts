@@ -86,14 +86,16 @@ describe('built-in diagnostic agent', () => {
     expect(out.brief?.undetermined[0]).toContain('the prior seven days returned no data');
   });
 
+  // Family rules (issue 9) took over from the single "most anomalous series" statement: an unclassified metric still leads, weakly.
   it('leads, weakly, with the most anomalous series of a metric no rule knows', () => {
     const unknown = metric('mystery_metric', 10, 95, { anomalyScore: 41.2, baselineMedian: 10, recentMedian: 90, shiftAt: '2026-11-21T14:20:00.000Z' }, 'instance=x');
     const quiet = metric('other_metric', 5, 5.2, { anomalyScore: 0.4, baselineMedian: 5, recentMedian: 5.1 }, '');
     const out = builtinDiagnose(input({ scenario: 'general-health', rounds: [round0([quiet, unknown])] }));
     expect(out.brief?.leadingMechanism).toEqual({
-      statement: expect.stringContaining('The strongest deviation from its own baseline is mystery_metric{instance=x}: from a baseline median of 10 to 90 (robust z 41.2, from 14:20Z)'),
+      statement: 'Unclassified metric (mystery_metric) rose from its usual level of 10 to 95, starting at 14:20 UTC (highest at 14:05 UTC).',
       strength: 'weak',
-      openLink: 'what links this deviation to the reported symptom',
+      openLink: 'what drove this change and how it reaches the reported symptom',
+      family: 'unknown',
     });
   });
 
@@ -161,6 +163,7 @@ describe('diagnostic turn through the model port', () => {
     };
     const model = await openai(() => ({ status: 200, json: chatCompletion(JSON.stringify({ decision: 'conclude', brief, refinement: null })) }));
     const step = await diagnoseTurn(model, input());
-    expect(step).toEqual({ decision: 'conclude', brief, engine: 'fake-model' });
+    // A model brief without a family is read with family null (the field is nullable in the contract).
+    expect(step).toEqual({ decision: 'conclude', brief: { ...brief, leadingMechanism: { ...brief.leadingMechanism, family: null } }, engine: 'fake-model' });
   });
 });

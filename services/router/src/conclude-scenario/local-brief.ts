@@ -1,12 +1,29 @@
 import type { EvidenceFactV1, LocalCausalBriefV1, Severity } from '@aoc/contracts';
 import type { EvidenceRound } from '../persistence/scenario-thread.entity';
-import { fireRule } from './mechanism-rules';
+import { GENERAL_HEALTH, SCENARIO_CATALOG } from '../select-scenarios/scenario-catalog';
+import { concludeByFamily, emptyFamilies, familyLabel, type FamilyConclusion } from './family-rules';
+import { fireRule, type FiredRule } from './mechanism-rules';
 import { compareWithHistory, type RefinementRule } from './refinement-rules';
 
 export interface ThreadView {
   scenario: string;
   hypothesis: string;
   strongestAlternative: string;
+  /** The frozen window; the family rules use it to tell simultaneous changes apart. */
+  window?: { from: string; to: string } | null;
+}
+
+/** Families the scenario's playbook needs (none for general health). */
+function neededFamilies(scenario: string): string[] {
+  return ([...SCENARIO_CATALOG, GENERAL_HEALTH].find((p) => p.scenario === scenario)?.families ?? []).slice();
+}
+
+/** The family a legacy (query-id) rule is about: that of the first query its conditions read. */
+function firedFamily(fired: FiredRule, facts: readonly EvidenceFactV1[]): string | null {
+  const first = fired.rule.when[0];
+  const query = first && 'query' in first ? first.query : first?.queries[0];
+  const family = facts.find((f) => f.queryId === query && typeof f.attributes['family'] === 'string')?.attributes['family'];
+  return typeof family === 'string' ? family : null;
 }
 
 /** Everything the diagnostic agent consumed over its rounds, in order. */
@@ -87,6 +104,7 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
         statement: `Not determined: no evidence was available to test the ${thread.scenario} hypothesis.`,
         strength: 'undetermined',
         openLink: 'no provider fact links the reported symptom to a mechanism',
+        family: null,
       },
       strongestAlternative: thread.strongestAlternative,
       workloadAttribution: null,
@@ -124,7 +142,7 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
     return {
       observations,
       counterObservations: counter.slice(0, 3).map((c) => c.slice(0, 500)),
-      leadingMechanism: { statement: fired.mechanism.slice(0, 500), strength: fired.rule.strength, openLink: fired.openLink?.slice(0, 500) ?? null },
+      leadingMechanism: { statement: fired.mechanism.slice(0, 500), strength: fired.rule.strength, openLink: fired.openLink?.slice(0, 500) ?? null, family: firedFamily(fired, evidence.facts) },
       strongestAlternative: thread.strongestAlternative,
       workloadAttribution: workloadAttribution(evidence.facts),
       mitigationOrHandoff: mitigation.slice(0, 1000),
@@ -132,6 +150,9 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
       undetermined: cap(undetermined, fired.openLink ? [fired.openLink.slice(0, 500)] : []),
     };
   }
+  const byFamily = concludeByFamily(evidence.facts, neededFamilies(thread.scenario), thread.window ?? null);
+  const empty = emptyFamilies(evidence.facts).map((f) => `no ${familyLabel(f)} data: the query for it returned no series for the window`);
+  if (byFamily) return familyBrief(thread, evidence, byFamily, { observations, counter, severity, undetermined: [...empty, ...undetermined] });
   const deviating = mostAnomalous(evidence.facts);
   const statement = deviating
     ? `The strongest deviation from its own baseline is ${deviating.subject}: from a baseline median of ${fmt(deviating.attributes['baselineMedian'])} to ${fmt(deviating.attributes['recentMedian'])} (robust z ${fmt(anomalyOf(deviating))}${typeof deviating.attributes['shiftAt'] === 'string' ? `, from ${deviating.attributes['shiftAt'].slice(11, 16)}Z` : ''}); no mechanism rule of the ${thread.scenario} scenario explains it.`
@@ -143,11 +164,53 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
       statement: statement.slice(0, 500),
       strength: 'weak',
       openLink: deviating ? 'what links this deviation to the reported symptom' : 'no rule links these observations to a specific mechanism',
+      family: deviating && typeof deviating.attributes['family'] === 'string' ? deviating.attributes['family'] : null,
     },
     strongestAlternative: thread.strongestAlternative,
     workloadAttribution: workloadAttribution(evidence.facts),
     mitigationOrHandoff: mitigation.slice(0, 1000),
     severity,
     undetermined: cap(undetermined, ['the causal link between the observations and the symptom']),
+  };
+}
+
+interface BriefParts {
+  observations: string[];
+  counter: string[];
+  severity: Severity;
+  undetermined: string[];
+}
+
+/** A brief from the family rules: a cause, a healthy reading, or the evidence still missing. */
+function familyBrief(thread: ThreadView, evidence: EvidenceView, c: FamilyConclusion, parts: BriefParts): LocalCausalBriefV1 {
+  const cap = (items: string[], fallback: string[]) => (items.length > 0 ? items : fallback).slice(0, 10).map((u) => u.slice(0, 500));
+  const base = { observations: parts.observations, strongestAlternative: thread.strongestAlternative, workloadAttribution: workloadAttribution(evidence.facts) };
+  if (c.kind === 'missing') {
+    return {
+      ...base,
+      counterObservations: parts.counter.slice(0, 3),
+      leadingMechanism: { statement: c.statement.slice(0, 500), strength: 'undetermined', openLink: `the ${c.missing.map(familyLabel).join(' and ')} of this target`.slice(0, 500), family: null },
+      mitigationOrHandoff: `Hand off to Support: read ${c.missing.map(familyLabel).join(' and ')} for this target from another source (the provider console, the database's own views) before advising the customer.`.slice(0, 1000),
+      severity: 'medium',
+      undetermined: cap([`missing evidence: ${c.missing.map(familyLabel).join(', ')} (no such metric for this target in the window)`, ...parts.undetermined], []),
+    };
+  }
+  if (c.kind === 'healthy') {
+    return {
+      ...base,
+      counterObservations: parts.counter.slice(0, 3),
+      leadingMechanism: { statement: c.statement.slice(0, 500), strength: 'strong', openLink: null, family: null },
+      mitigationOrHandoff: 'No database action is needed; if the symptom repeats, check the client, the network or the alert threshold.',
+      severity: 'info',
+      undetermined: cap(parts.undetermined, []),
+    };
+  }
+  return {
+    ...base,
+    counterObservations: [...c.counter, ...parts.counter].slice(0, 3).map((x) => x.slice(0, 500)),
+    leadingMechanism: { statement: c.statement.slice(0, 500), strength: c.strength, openLink: c.openLink.slice(0, 500), family: c.family },
+    mitigationOrHandoff: c.mitigation.slice(0, 1000),
+    severity: parts.severity === 'medium' ? c.severity : parts.severity,
+    undetermined: cap(parts.undetermined, [c.openLink]),
   };
 }

@@ -10,7 +10,10 @@ import { REFINEMENT_RULES } from '../conclude-scenario/refinement-rules';
 import { RunEntity } from '../persistence/run.entity';
 import { ScenarioThreadEntity, type EvidenceRecord } from '../persistence/scenario-thread.entity';
 import { GENERAL_HEALTH } from '../select-scenarios/scenario-catalog';
+import { loadInventories } from '../provider-inventory/inventory.store';
+import { resolveAgainstInventory } from '../select-scenarios/resolve-target';
 import { BUILTIN_ROUTER_MODEL, builtinRoute, guardRouting, routerInput } from '../select-scenarios/scenario-router.agent';
+import { visibleText } from '../select-scenarios/select-scenarios';
 import { PeriodicTask } from '../periodic-task';
 import type { DeadlineOptions } from '../router-options';
 import { ROUTER_DEADLINES } from '../router.tokens';
@@ -115,7 +118,8 @@ export class DeadlineSweeper implements OnApplicationBootstrap, OnApplicationShu
       const run = await uow.manager.findOne(RunEntity, { where: { runId }, lock: { mode: 'pessimistic_write' } });
       if (!run || run.status !== 'requested') return;
       const request = TicketAnalysisRequestedV1.safeParse(run.request);
-      const routing = request.success ? guardRouting(request.data, builtinRoute(routerInput(request.data)), BUILTIN_ROUTER_MODEL) : null;
+      const found = request.success ? resolveAgainstInventory(visibleText(request.data), await loadInventories(uow.manager)) : null;
+      const routing = request.success && found ? guardRouting(request.data, builtinRoute(routerInput(request.data, found)), BUILTIN_ROUTER_MODEL, found) : null;
       const playbooks = routing ? routing.scenarios.map((s) => s.playbook) : [GENERAL_HEALTH];
       await uow.manager.update(RunEntity, { runId }, { status: 'diagnosing', scenarioCount: playbooks.length });
       for (const playbook of playbooks) {

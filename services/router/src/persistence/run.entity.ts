@@ -57,9 +57,19 @@ export class RunEntity {
   @Column({ type: 'jsonb', nullable: true })
   request!: TicketAnalysisRequestedV1 | null;
 
+  /** Why routing found no single target: the problem, the inventory candidates and the names tried. */
+  @Column({ type: 'jsonb', nullable: true })
+  targeting!: Targeting | null;
+
   /** Write mode: the internal comment written back to the ticket source, or why not. */
   @Column({ name: 'write_back', type: 'jsonb', nullable: true })
   writeBack!: WriteBackState | null;
+}
+
+export interface Targeting {
+  problem: string | null;
+  candidates: string[];
+  tried: string[];
 }
 
 export interface PublishedAnswer {

@@ -4,7 +4,7 @@ import { executionRecord, reconcile, writeFinalResponse, type ConcludedScenario 
 const brief = (strength: LocalCausalBriefV1['leadingMechanism']['strength'], observations: string[] = []): LocalCausalBriefV1 => ({
   observations,
   counterObservations: [],
-  leadingMechanism: { statement: 'A full table scan on orders competes with lookups.', strength, openLink: null },
+  leadingMechanism: { statement: 'A full table scan on orders competes with lookups.', strength, openLink: null, family: 'rows_read' },
   strongestAlternative: 'network latency',
   workloadAttribution: null,
   mitigationOrHandoff: 'add an index on orders(created_at)',

@@ -1,4 +1,5 @@
 import type { Decision, LocalCausalBriefV1, RunExecutionRecordedV1 } from '@aoc/contracts';
+import type { Targeting } from '../persistence/run.entity';
 import type { EvidenceRecord } from '../persistence/scenario-thread.entity';
 
 export interface ConcludedScenario {
@@ -25,13 +26,22 @@ export interface TicketDiagnosis {
 
 const STRENGTH_RANK: Record<string, number> = { confirmed: 4, strong: 3, moderate: 2, weak: 1, undetermined: 0 };
 
+const MAX_NAMED = 5;
+
+/** The one detail the customer is asked for when no single target could be used. */
+export function targetRequest(targeting: Targeting | null): string {
+  if (targeting && targeting.candidates.length > 1) return `which of these is the affected cluster or instance: ${targeting.candidates.slice(0, MAX_NAMED).join(', ')}`;
+  if (targeting && targeting.tried.length > 0) return `the exact name of the affected cluster or instance (we found none of ${targeting.tried.slice(0, MAX_NAMED).join(', ')} among the targets we monitor)`;
+  return 'the ID of the affected cluster';
+}
+
 /** Router reconciliation: one ticket-level diagnosis from the local briefs. */
-export function reconcile(scenarios: ConcludedScenario[]): TicketDiagnosis {
+export function reconcile(scenarios: ConcludedScenario[], targeting: Targeting | null = null): TicketDiagnosis {
   const ranked = [...scenarios].sort((a, b) => STRENGTH_RANK[b.brief.leadingMechanism.strength] - STRENGTH_RANK[a.brief.leadingMechanism.strength]);
   const primary = ranked[0] ?? null;
   const dedupe = (items: string[]) => [...new Set(items)];
   const determined = primary !== null && STRENGTH_RANK[primary.brief.leadingMechanism.strength] >= STRENGTH_RANK.moderate;
-  const needsCustomerContext = scenarios.some((s) => s.target === null) ? ['the ID of the affected cluster', 'when the problem started (with time zone)'] : [];
+  const needsCustomerContext = scenarios.some((s) => s.target === null) ? [targetRequest(targeting), 'when the problem started (with time zone)'] : [];
   const lead = primary?.brief.leadingMechanism;
   return {
     confident: lead !== undefined && (lead.strength === 'strong' || lead.strength === 'confirmed') && lead.openLink === null,

@@ -44,7 +44,7 @@ describe('Scenario Router', () => {
   });
 
   it('caps what the model reads of an oversized ticket and says so', () => {
-    const input = routerInput(request('slow', 'x'.repeat(MAX_ROUTER_TEXT + 5000)));
+    const input = routerInput(request('slow', 'x'.repeat(MAX_ROUTER_TEXT + 5000)), { provider: 'none', target: null, cluster: null, problem: 'the ticket names no cluster', candidates: [], tried: [] });
     expect(input.request.ticket.description.length).toBeLessThan(MAX_ROUTER_TEXT + 100);
     expect(input.request.ticket.description).toContain('[5000 characters not shown]');
   });

@@ -1,9 +1,11 @@
 import type { ModelPort } from '@aoc/agent-runtime';
 import type { HandlerContext } from '@aoc/bus';
 import { Topics, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
-import { LOGGER } from '@aoc/service-host';
+import { DATA_SOURCE, LOGGER } from '@aoc/service-host';
 import type { Logger } from '@aoc/telemetry';
 import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { loadInventories } from '../provider-inventory/inventory.store';
 import { RunEntity } from '../persistence/run.entity';
 import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
 import { runDeadline, scenarioDeadline, type DeadlineOptions } from '../router-options';
@@ -22,11 +24,12 @@ export class SelectScenariosHandler {
     @Inject(ROUTER_MODEL) private readonly model: ModelPort,
     @Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
-  /** The model call, outside the handler's transaction. */
-  prepare(request: TicketAnalysisRequestedV1): Promise<Routing> {
-    return routeTicket(this.model, request);
+  /** The model call, outside the handler's transaction; targets resolve against the stored inventories. */
+  async prepare(request: TicketAnalysisRequestedV1): Promise<Routing> {
+    return routeTicket(this.model, request, await loadInventories(this.dataSource.manager));
   }
 
   async handle(request: TicketAnalysisRequestedV1, ctx: HandlerContext): Promise<void> {
@@ -55,7 +58,8 @@ export class SelectScenariosHandler {
     const routing = (ctx.prepared as Routing | undefined) ?? (await this.prepare(request));
     if (routing.engine.includes('fallback')) this.logger.warn('scenario router fell back to the catalog rules', { runId: request.runId, engine: routing.engine });
     const deadlineAt = run.deadlineAt ?? runDeadline(run.createdAt, this.deadlines);
-    await ctx.manager.update(RunEntity, { runId: request.runId }, { status: 'diagnosing', scenarioCount: routing.scenarios.length, deadlineAt });
+    const targeting = routing.target ? null : { problem: routing.targetProblem, candidates: routing.targetCandidates, tried: routing.targetsTried };
+    await ctx.manager.update(RunEntity, { runId: request.runId }, { status: 'diagnosing', scenarioCount: routing.scenarios.length, deadlineAt, targeting });
     const threadDeadline = scenarioDeadline(now, deadlineAt, this.deadlines);
     for (const { playbook, reason } of routing.scenarios) {
       const targetNote = routing.targetProblem ? `; no provider target: ${routing.targetProblem}` : `; target ${routing.target} via ${routing.provider}`;

@@ -13,7 +13,7 @@ export const LocalCausalBriefV1 = z.object({
     statement: z.string().min(1).max(500),
     strength: CausalStrength,
     openLink: z.string().max(500).nullable().describe('The exact link in the causal chain that is not yet shown'),
-    family: z.string().min(1).max(48).nullable().optional().describe('Metric-ontology family of the leading cause (e.g. connections); null when none is named'),
+    family: z.string().min(1).max(48).nullable().default(null).describe('Metric-ontology family of the leading cause (e.g. connections); null when none is named'),
   }),
   strongestAlternative: z.string().min(1).max(500),
   workloadAttribution: z.string().max(500).nullable(),

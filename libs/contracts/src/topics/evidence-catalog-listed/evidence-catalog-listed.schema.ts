@@ -23,6 +23,7 @@ export const EvidenceCatalogListedV1 = z
     runId: RunId,
     request: EvidenceRequestedV1,
     status: z.enum(['listed', 'empty', 'unsupported', 'failed']).describe('empty: the provider answered with no series for the target; unsupported: the provider has no discovery'),
+    targetLabel: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/).nullable().describe('The label whose exact value selects the target; every planned selector must carry it'),
     metrics: z.array(CatalogMetricV1).max(MAX_CATALOG_METRICS),
     truncated: z.boolean().describe('More metric names exist than the catalogue carries'),
     failureCode: z.string().min(1).max(64).nullable(),

@@ -1,0 +1,124 @@
+import { MAX_QUERIES_PER_BATCH, type EvidenceRequestedV1 } from '@aoc/contracts';
+import { familiesInText, isMetricFamilyId, metricFamily, type MetricFamilyId } from '@aoc/metric-ontology';
+import type { PlanningCatalogV1, PlanningMetricV1 } from './planning-catalog';
+
+/**
+ * Family planning v1 (data first, engine below). The built-in planner maps the words of the
+ * neutral question to metric families, then picks the discovered metrics of those families, so a
+ * metric name no template knows is still planned when the ontology places it in a family.
+ */
+export const FAMILY_PLAN_VERSION = 'family-plan-v1';
+
+/** Families measured alongside an asked one: its limit, and the other side of a used/free pair. */
+const COMPANIONS: Partial<Record<MetricFamilyId, readonly MetricFamilyId[]>> = {
+  connections: ['connection_limit'],
+  storage_free: ['storage_capacity', 'storage_used'],
+  storage_used: ['storage_capacity', 'storage_free'],
+  iops: ['iops_limit' as MetricFamilyId],
+  memory: ['swap'],
+};
+
+/**
+ * Context families, in order, measured with what budget is left: so the diagnosis can see which
+ * change came first and name a co-occurring anomaly as a red herring.
+ */
+const CONTEXT_ORDER: readonly string[] = [
+  'statement_latency', 'statement_rate', 'cpu', 'connections', 'active_sessions', 'memory', 'swap', 'storage_free', 'storage_used', 'iops', 'io_throughput', 'io_latency',
+  'io_queue', 'network', 'replication_lag', 'wal', 'checkpoints', 'lock_waits', 'locks', 'deadlocks', 'errors', 'restarts', 'uptime', 'failover', 'maintenance',
+  'commits', 'rollbacks', 'cache_hit', 'rows_read', 'rows_written', 'connection_limit', 'storage_capacity',
+];
+/** At most this many metrics no family knows, ranked after the known ones by the executor. */
+const MAX_UNKNOWN = 2;
+const RATE_WINDOW = '5m';
+
+export interface FamilyDraft {
+  id: string;
+  operation: 'promql_range';
+  expression: string;
+  purpose: string;
+  family: string;
+}
+
+export interface FamilyPlan {
+  drafts: FamilyDraft[];
+  asked: string[];
+  missing: string[];
+}
+
+/** Families the question asks to measure, with their companions, in order of mention. */
+export function askedFamilies(question: string): string[] {
+  const out: string[] = [];
+  for (const { family } of familiesInText(question)) {
+    for (const f of [family, ...(COMPANIONS[family] ?? [])]) if (isMetricFamilyId(f) && !out.includes(f)) out.push(f);
+  }
+  return out;
+}
+
+/** A CloudWatch-style statistic suffix, so variants of one metric count once. */
+const STATISTIC = /_(average|maximum|minimum|sum|sample_count|p\d{2,3})$/i;
+const baseOf = (name: string) => name.replace(STATISTIC, '').replace(/_(bucket|sum|count|total)$/, '');
+
+/** Preference within a family: the statistic that shows the bad direction, then the plain name. */
+function preference(m: PlanningMetricV1): number {
+  const stat = STATISTIC.exec(m.name)?.[1]?.toLowerCase();
+  if (!stat) return m.kind === 'histogram' && !m.name.endsWith('_bucket') ? 3 : 1;
+  if ((m.badDirection === 'up' && stat === 'maximum') || (m.badDirection === 'down' && stat === 'minimum')) return 0;
+  return stat === 'average' ? 1 : 2;
+}
+
+/** Metrics of a family, one per base name, best first. Histogram parts other than buckets are left out. */
+function candidates(metrics: readonly PlanningMetricV1[], family: string): PlanningMetricV1[] {
+  const usable = metrics.filter((m) => m.family === family && !(m.kind === 'histogram' && !m.name.endsWith('_bucket')));
+  const sorted = [...usable].sort((a, b) => preference(a) - preference(b) || a.name.localeCompare(b.name));
+  const seen = new Set<string>();
+  return sorted.filter((m) => (seen.has(baseOf(m.name)) ? false : (seen.add(baseOf(m.name)), true)));
+}
+
+/** The PromQL of one metric bound to the frozen target by its exact label matcher. */
+export function familyExpression(m: PlanningMetricV1, label: string, target: string): string {
+  // node_exporter-style CPU counters split by mode: busy time is everything but idle.
+  const extra = m.family === 'cpu' && m.kind === 'counter' && m.labelKeys.includes('mode') ? ',mode!="idle"' : '';
+  const selector = `${m.name}{${label}="${target}"${extra}}`;
+  if (m.aggregation === 'quantile') return `histogram_quantile(0.99, sum by (le) (rate(${selector}[${RATE_WINDOW}])))`;
+  if (m.aggregation === 'rate') return `sum(rate(${selector}[${RATE_WINDOW}]))`;
+  return `${m.badDirection === 'down' ? 'min' : 'max'}(${selector})`;
+}
+
+function slug(family: string, n: number): string {
+  const base = family.toLowerCase().replace(/[^a-z0-9_-]/g, '_').slice(0, 56) || 'metric';
+  return n === 1 ? base : `${base}-${n}`;
+}
+
+function familyLabel(family: string): string {
+  return isMetricFamilyId(family) ? metricFamily(family).label : family;
+}
+
+/**
+ * Picks at most 12 queries: one metric per asked family, a second one per asked family, then one
+ * per context family and a few unknown metrics. A typed comparison plans only the first asked
+ * family's metric, once per comparison window (the caller spreads it).
+ */
+export function planByFamily(request: Pick<EvidenceRequestedV1, 'question' | 'target'>, catalog: PlanningCatalogV1, budget = MAX_QUERIES_PER_BATCH): FamilyPlan {
+  const asked = askedFamilies(request.question);
+  const label = catalog.targetLabel ?? 'cluster';
+  const target = request.target ?? '';
+  const picked: PlanningMetricV1[] = [];
+  const take = (m: PlanningMetricV1 | undefined) => {
+    if (m && picked.length < budget && !picked.includes(m)) picked.push(m);
+  };
+  const present = new Set(catalog.metrics.map((m) => m.family));
+  for (const f of asked) take(candidates(catalog.metrics, f)[0]);
+  for (const f of asked) take(candidates(catalog.metrics, f)[1]);
+  for (const f of CONTEXT_ORDER) if (!asked.includes(f) && present.has(f)) take(candidates(catalog.metrics, f)[0]);
+  for (const m of candidates(catalog.metrics, 'unknown').slice(0, MAX_UNKNOWN)) take(m);
+  const counts = new Map<string, number>();
+  const drafts = picked.map((m) => {
+    const n = (counts.get(m.family) ?? 0) + 1;
+    counts.set(m.family, n);
+    return { id: slug(m.family, n), operation: 'promql_range' as const, expression: familyExpression(m, label, target), purpose: `${familyLabel(m.family)} (${m.name})`.slice(0, 300), family: m.family };
+  });
+  // Companions (limits) are measured when present but are not "missing" when absent.
+  const named = new Set<string>(familiesInText(request.question).map((f) => f.family));
+  const missing = asked.filter((f) => !present.has(f) && named.has(f));
+  return { drafts, asked, missing };
+}

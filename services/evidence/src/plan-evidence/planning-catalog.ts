@@ -1,0 +1,47 @@
+import type { EvidenceCatalogListedV1, EvidenceRequestedV1, ProviderName } from '@aoc/contracts';
+import { classifyMetric } from '@aoc/metric-ontology';
+import { z } from 'zod';
+
+/**
+ * Providers whose package lists the metrics of a target (discovery). Their requests wait for the
+ * catalogue before planning; the others plan from the query templates directly.
+ */
+export const DISCOVERY_PROVIDERS: readonly ProviderName[] = ['prometheus'];
+
+export function needsDiscovery(request: EvidenceRequestedV1): boolean {
+  return DISCOVERY_PROVIDERS.includes(request.provider) && request.target !== null;
+}
+
+/** One discovered metric as the planner sees it: name, label keys and its ontology classification. */
+export const PlanningMetricV1 = z.object({
+  name: z.string(),
+  family: z.string(),
+  kind: z.enum(['counter', 'gauge', 'histogram', 'summary']),
+  aggregation: z.enum(['rate', 'value', 'quantile']),
+  badDirection: z.enum(['up', 'down', 'both']),
+  labelKeys: z.array(z.string()),
+});
+export type PlanningMetricV1 = z.infer<typeof PlanningMetricV1>;
+
+/** The catalogue in the planner's input (both engines get it). */
+export const PlanningCatalogV1 = z.object({
+  status: z.enum(['listed', 'empty', 'unsupported', 'failed']),
+  targetLabel: z.string().nullable(),
+  truncated: z.boolean(),
+  failureCode: z.string().nullable(),
+  metrics: z.array(PlanningMetricV1),
+});
+export type PlanningCatalogV1 = z.infer<typeof PlanningCatalogV1>;
+
+export function toPlanningCatalog(listed: EvidenceCatalogListedV1): PlanningCatalogV1 {
+  return {
+    status: listed.status,
+    targetLabel: listed.targetLabel,
+    truncated: listed.truncated,
+    failureCode: listed.failureCode,
+    metrics: listed.metrics.map((m) => {
+      const c = classifyMetric(m.name);
+      return { name: m.name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, labelKeys: m.labelKeys };
+    }),
+  };
+}

@@ -1,0 +1,37 @@
+import type { HandlerContext } from '@aoc/bus';
+import { Topics, type EvidenceCatalogRequestedV1 } from '@aoc/contracts';
+import { DATA_SOURCE } from '@aoc/service-host';
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { LayeredRecordingStore } from '../evidence-recordings/recording-store';
+import type { ExecutorOptions } from '../providers/executor-options';
+import type { ProviderRegistry } from '../providers/provider-registry';
+import { EXECUTOR_OPTIONS, PROVIDER_REGISTRY } from '../providers/tokens';
+import { discoverCatalog, type DiscoveryOutcome } from './discover-metrics';
+
+/** Provider Executor: answers a discovery bootstrap with the target's metric catalogue. */
+@Injectable()
+export class DiscoverMetricsHandler {
+  private readonly recordings: LayeredRecordingStore;
+
+  constructor(
+    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(PROVIDER_REGISTRY) private readonly registry: ProviderRegistry,
+    @Inject(EXECUTOR_OPTIONS) private readonly options: ExecutorOptions,
+  ) {
+    this.recordings = new LayeredRecordingStore(options.recordings, dataSource);
+  }
+
+  /** Network work, outside the handler's transaction. */
+  prepare(requested: EvidenceCatalogRequestedV1): Promise<DiscoveryOutcome> {
+    return discoverCatalog(requested, { registry: this.registry, mode: this.options.mode, recordings: this.recordings });
+  }
+
+  async handle(requested: EvidenceCatalogRequestedV1, ctx: HandlerContext): Promise<void> {
+    const outcome = (ctx.prepared as DiscoveryOutcome | undefined) ?? (await this.prepare(requested));
+    for (const r of outcome.newRecordings) {
+      await ctx.manager.query(`INSERT INTO "provider_executor"."evidence_recordings" ("key", "entry", "recorded_at") VALUES ($1, $2::jsonb, $3) ON CONFLICT ("key") DO NOTHING`, [r.key, JSON.stringify(r), new Date()]);
+    }
+    await ctx.publish(Topics.evidenceCatalogListed, outcome.listed);
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Family mechanism rules v1: versioned data the optimizer may change and replay. The engine in
+ * `family-rules.ts` reads these over metric families, so a rule fires on any exporter's names.
+ */
+export const FAMILY_RULES_VERSION = 'family-rules-v1';
+
+/** |robust shift| at which a series counts as deviating (the providers' reporting threshold). */
+export const DEVIATION_THRESHOLD = 3.5;
+
+/** Families that show the symptom a ticket reports; they are effects unless nothing else moved. */
+export const EFFECT_FAMILIES: readonly string[] = ['statement_latency', 'errors', 'availability'];
+
+/** Changes that start within this share of the window (at least a minute) count as simultaneous. */
+export const SIMULTANEITY = { windowShare: 0.03, minMs: 60_000 };
+
+/** A series is back to normal when its last value is within this share of its excursion from the baseline. */
+export const RECOVERED_WITHIN = 0.25;
+
+/** A family approaching the family that bounds it (both measured): peak / limit at or above `ratio`. */
+export const LIMITS: readonly { family: string; limit: string; ratio: number }[] = [
+  { family: 'connections', limit: 'connection_limit', ratio: 0.9 },
+  { family: 'active_sessions', limit: 'connection_limit', ratio: 0.9 },
+  { family: 'storage_used', limit: 'storage_capacity', ratio: 0.95 },
+  { family: 'iops', limit: 'iops_limit', ratio: 0.9 },
+];
+
+/** A family that runs out toward zero: its low falls to `ratio` of its starting value or below. */
+export const FLOORS: readonly { family: string; ratio: number }[] = [
+  { family: 'storage_free', ratio: 0.05 },
+  { family: 'io_credits', ratio: 0.05 },
+  { family: 'cpu_credits', ratio: 0.05 },
+];
+
+export interface FamilyAdvice {
+  /** What is still to be shown once the family is the leading cause. */
+  openLink: string;
+  mitigation: string;
+}
+
+/** Per-family open link and mitigation, in plain words; `default` for families not listed. */
+export const FAMILY_ADVICE: Readonly<Record<string, FamilyAdvice>> = {
+  connections: {
+    openLink: 'which client, pool setting or deploy opened the extra connections',
+    mitigation: 'Find the clients holding the connections (pg_stat_activity / SHOW PROCESSLIST by user and application), cap their pool size or put a connection pooler (PgBouncer, RDS Proxy, ProxySQL) in front; raise the connection limit only with memory headroom.',
+  },
+  active_sessions: {
+    openLink: 'which statements keep the sessions busy',
+    mitigation: 'Find the statements the active sessions run (top statements by total time) and index, batch or throttle them.',
+  },
+  storage_free: {
+    openLink: 'what consumed the space (table growth, temporary files, WAL or binlog retention, a replication slot)',
+    mitigation: 'Add storage now (or enable storage autoscaling), then find what grew: large tables, temporary files, retained WAL/binlogs or an inactive replication slot.',
+  },
+  storage_used: {
+    openLink: 'what consumed the space (table growth, temporary files, WAL or binlog retention, a replication slot)',
+    mitigation: 'Add storage now (or enable storage autoscaling), then find what grew: large tables, temporary files, retained WAL/binlogs or an inactive replication slot.',
+  },
+  replication_lag: {
+    openLink: 'whether the replica is limited by its own resources, by long transactions on the primary, or by the write volume',
+    mitigation: 'Check the replica\'s CPU and I/O and the primary\'s write rate; move long-running reads off the replica, or scale the replica class.',
+  },
+  cpu: {
+    openLink: 'which statements consume the CPU, and whether they run more often or became more expensive',
+    mitigation: 'Find the statements with the most CPU time (top statements by total time) and index, rewrite or throttle them, or scale the instance class.',
+  },
+  memory: {
+    openLink: 'which sessions or caches took the memory',
+    mitigation: 'Reduce per-session memory (work_mem / sort and join buffers), the connection count, or move to an instance class with more memory.',
+  },
+  swap: {
+    openLink: 'which sessions or caches pushed the instance into swap',
+    mitigation: 'Reduce memory use (per-session buffers, connection count) or move to an instance class with more memory; swapping slows every statement.',
+  },
+  iops: {
+    openLink: 'which statements or jobs issue the extra I/O',
+    mitigation: 'Find the statements reading or writing the most (full scans, bulk writes), index or throttle them, or provision more IOPS.',
+  },
+  io_throughput: {
+    openLink: 'which statements or jobs move the extra data',
+    mitigation: 'Find the job or statements moving the data (bulk loads, backups, full scans) and reschedule or throttle them, or provision more throughput.',
+  },
+  io_latency: {
+    openLink: 'whether the storage hit its IOPS or throughput limit',
+    mitigation: 'Check IOPS and throughput against the provisioned limits; move to faster storage or reduce the I/O the workload issues.',
+  },
+  io_queue: {
+    openLink: 'whether the storage hit its IOPS or throughput limit',
+    mitigation: 'Check IOPS and throughput against the provisioned limits; move to faster storage or reduce the I/O the workload issues.',
+  },
+  io_credits: {
+    openLink: 'which workload drained the I/O burst credits',
+    mitigation: 'Move to provisioned IOPS or a larger volume (more baseline IOPS), or reduce the sustained I/O.',
+  },
+  cpu_credits: {
+    openLink: 'which workload drained the CPU credits',
+    mitigation: 'Move off a burstable instance class (or enable unlimited mode), or reduce the sustained CPU load.',
+  },
+  lock_waits: {
+    openLink: 'which transaction holds the locks the others wait for',
+    mitigation: 'Find the blocking transaction (pg_locks with pg_blocking_pids / information_schema.innodb_lock_waits), end it, and shorten transactions or change their access order.',
+  },
+  locks: {
+    openLink: 'which transaction holds the locks the others wait for',
+    mitigation: 'Find the blocking transaction (pg_locks with pg_blocking_pids / information_schema.innodb_lock_waits), end it, and shorten transactions or change their access order.',
+  },
+  deadlocks: {
+    openLink: 'which transactions deadlock and on which rows',
+    mitigation: 'Read the deadlock report (the database log / SHOW ENGINE INNODB STATUS) and make the transactions take their locks in the same order.',
+  },
+  wal: {
+    openLink: 'which writes generate the WAL / transaction log',
+    mitigation: 'Find the bulk writes behind the log volume and batch or reschedule them; spread checkpoints (max_wal_size / innodb_log_file_size).',
+  },
+  checkpoints: {
+    openLink: 'which writes force the frequent checkpoints or page flushing',
+    mitigation: 'Spread checkpoints (raise max_wal_size or innodb_log_file_size, checkpoint_completion_target) and batch the bulk writes behind them.',
+  },
+  statement_rate: {
+    openLink: 'which client or job sends the added statements',
+    mitigation: 'Find the source of the added load (top statements, client applications), throttle or reschedule it, or scale the instance.',
+  },
+  commits: {
+    openLink: 'which client or job sends the added transactions',
+    mitigation: 'Find the source of the added transactions, batch or throttle it, or scale the instance.',
+  },
+  rows_read: {
+    openLink: 'which statements read the extra rows (a missing index or a changed plan)',
+    mitigation: 'Find the statements with the most rows examined and add the index they lack or fix the plan.',
+  },
+  rows_written: {
+    openLink: 'which job writes the extra rows',
+    mitigation: 'Find the bulk write job (an import, a restore, a backfill) and batch or reschedule it.',
+  },
+  network: {
+    openLink: 'whether the network limit or a client moved the extra traffic',
+    mitigation: 'Check the instance\'s network allowance and the clients moving the data; reduce result sizes or move to an instance class with more bandwidth.',
+  },
+  restarts: {
+    openLink: 'why the database restarted (the database log, an out-of-memory kill, a maintenance or failover event)',
+    mitigation: 'Read the database log and the provider\'s event list around the restart; make sure clients reconnect with retries.',
+  },
+  uptime: {
+    openLink: 'why the database restarted (the database log, an out-of-memory kill, a maintenance or failover event)',
+    mitigation: 'Read the database log and the provider\'s event list around the restart; make sure clients reconnect with retries.',
+  },
+  failover: {
+    openLink: 'what triggered the failover (the provider\'s event list)',
+    mitigation: 'Read the provider\'s event list for the failover cause; make sure clients reconnect to the cluster endpoint with retries.',
+  },
+  maintenance: {
+    openLink: 'which maintenance job ran and whether it competed with the workload',
+    mitigation: 'Move the maintenance job (vacuum, backup, analyze) to a quieter window or throttle it (vacuum cost limits, backup windows).',
+  },
+  errors: {
+    openLink: 'which statements fail and with which error',
+    mitigation: 'Read the error log for the failing statements and their error codes.',
+  },
+  default: {
+    openLink: 'what drove this change and how it reaches the reported symptom',
+    mitigation: 'Hand off to Support with the observations above to confirm what drove the change.',
+  },
+};

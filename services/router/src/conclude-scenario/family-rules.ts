@@ -1,0 +1,223 @@
+import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
+import { isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
+import { DEVIATION_THRESHOLD, EFFECT_FAMILIES, FAMILY_ADVICE, FLOORS, LIMITS, RECOVERED_WITHIN, SIMULTANEITY } from './family-rules.data';
+
+/** The lead series of one metric query, as the family rules read it. */
+export interface FamilySignal {
+  queryId: string;
+  family: string;
+  metric: string;
+  badDirection: 'up' | 'down' | 'both';
+  unit: string;
+  points: number;
+  first: number | null;
+  last: number | null;
+  min: number | null;
+  max: number | null;
+  maxAt: number | null;
+  score: number | null;
+  direction: 'up' | 'down' | null;
+  shiftAt: number | null;
+  baseline: number | null;
+  recent: number | null;
+  /** The executor classified the query's metric (facts recorded before families lack it). */
+  classified: boolean;
+}
+
+export type FamilyConclusion =
+  | { kind: 'missing'; statement: string; missing: string[] }
+  | { kind: 'healthy'; statement: string }
+  | {
+      kind: 'cause';
+      family: string;
+      statement: string;
+      strength: CausalStrength;
+      openLink: string;
+      mitigation: string;
+      severity: Severity;
+      counter: string[];
+      recovered: boolean;
+    };
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== 'n/a' ? v : null);
+const time = (v: unknown): number | null => {
+  const s = str(v);
+  const t = s ? Date.parse(s) : NaN;
+  return Number.isFinite(t) ? t : null;
+};
+
+/** The lead (first) series of every metric query that carries a family. */
+export function familySignals(facts: readonly EvidenceFactV1[]): FamilySignal[] {
+  const out = new Map<string, FamilySignal>();
+  for (const f of facts) {
+    if (f.kind !== 'metric_summary' || out.has(f.queryId)) continue;
+    const a = f.attributes;
+    const family = str(a['family']) ?? 'unknown';
+    const baseline = num(a['baselineMedian']);
+    const recent = num(a['recentMedian']);
+    const bad = str(a['badDirection']);
+    const direction = str(a['direction']);
+    out.set(f.queryId, {
+      queryId: f.queryId,
+      family,
+      metric: str(a['metric']) ?? f.queryId,
+      badDirection: bad === 'up' || bad === 'down' ? bad : 'both',
+      unit: str(a['unitKind']) ?? 'unknown',
+      points: num(a['points']) ?? 0,
+      first: num(a['first']),
+      last: num(a['last']),
+      min: num(a['min']),
+      max: num(f.value),
+      maxAt: time(a['maxAt']),
+      score: num(a['anomalyScore']),
+      // Older facts carry no direction: the side of the recent level gives it.
+      direction: direction === 'up' || direction === 'down' ? direction : baseline !== null && recent !== null && recent !== baseline ? (recent > baseline ? 'up' : 'down') : null,
+      shiftAt: time(a['shiftAt']),
+      baseline,
+      recent,
+      classified: str(a['family']) !== null,
+    });
+  }
+  return [...out.values()].filter((s) => s.points > 0);
+}
+
+/** Families a query asked for that came back with no series. */
+export function emptyFamilies(facts: readonly EvidenceFactV1[]): string[] {
+  return [...new Set(facts.filter((f) => f.kind === 'count' && f.value === 0 && typeof f.attributes['family'] === 'string').map((f) => String(f.attributes['family'])))];
+}
+
+export function familyLabel(family: string): string {
+  return isMetricFamilyId(family) ? metricFamily(family).label : family === 'unknown' ? 'an unclassified metric' : family;
+}
+
+const round = (n: number, digits = 2) => {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+};
+
+/** A value in the unit its family uses, in words a customer reads. */
+export function formatValue(value: number | null, unit: string): string {
+  if (value === null) return 'n/a';
+  const abs = Math.abs(value);
+  if (unit === 'bytes' || unit === 'bytes_per_second') {
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let v = abs;
+    let i = 0;
+    while (v >= 1024 && i < units.length - 1) {
+      v /= 1024;
+      i++;
+    }
+    return `${value < 0 ? '-' : ''}${round(v, v >= 100 ? 0 : 1)} ${units[i]}${unit === 'bytes_per_second' ? '/s' : ''}`;
+  }
+  if (unit === 'percent') return `${round(value, abs >= 10 ? 0 : 1)}%`;
+  if (unit === 'ratio') return `${round(value * 100, 1)}%`;
+  if (unit === 'seconds') return abs < 1 && abs > 0 ? `${round(value * 1000, 0)} ms` : `${round(value, 1)} s`;
+  if (unit === 'per_second') return `${round(value, abs >= 100 ? 0 : 2)}/s`;
+  return abs >= 10_000 ? Math.round(value).toLocaleString('en-US') : String(round(value, abs >= 100 ? 0 : 2));
+}
+
+const clock = (ms: number | null) => (ms === null ? 'an unknown time' : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
+
+/** Deviating in the direction that is bad for its family. */
+export function deviatesBadly(s: FamilySignal): boolean {
+  if (s.score === null || s.score < DEVIATION_THRESHOLD || s.direction === null) return false;
+  return s.badDirection === 'both' || s.direction === s.badDirection;
+}
+
+/** Back near its baseline at the end of the window. */
+export function recovered(s: FamilySignal): boolean {
+  if (s.baseline === null || s.last === null) return false;
+  const extreme = s.direction === 'down' ? s.min : s.max;
+  if (extreme === null) return false;
+  const excursion = Math.abs(extreme - s.baseline);
+  return excursion > 0 && Math.abs(s.last - s.baseline) <= RECOVERED_WITHIN * excursion;
+}
+
+interface Finding {
+  signal: FamilySignal;
+  /** Limit or floor reached: the strongest kind of evidence. */
+  exhausted: string | null;
+  start: number | null;
+}
+
+function limitFinding(s: FamilySignal, signals: readonly FamilySignal[]): string | null {
+  const rule = LIMITS.find((l) => l.family === s.family);
+  const limit = rule ? signals.find((x) => x.family === rule.limit) : undefined;
+  if (rule && limit && limit.max !== null && limit.max > 0 && s.max !== null && s.max / limit.max >= rule.ratio) {
+    return `${familyLabel(s.family)} reached ${formatValue(s.max, s.unit)} at ${clock(s.maxAt)}, ${Math.round((s.max / limit.max) * 100)}% of the limit of ${formatValue(limit.max, limit.unit)}`;
+  }
+  const floor = FLOORS.find((f) => f.family === s.family);
+  if (floor && s.first !== null && s.min !== null && s.first > 0 && s.min <= floor.ratio * s.first) {
+    return `${familyLabel(s.family)} fell from ${formatValue(s.first, s.unit)} to ${formatValue(s.min, s.unit)}${s.shiftAt ? ` (falling from ${clock(s.shiftAt)})` : ''}`;
+  }
+  return null;
+}
+
+function describeChange(s: FamilySignal): string {
+  const up = s.direction !== 'down';
+  const extreme = up ? s.max : s.min;
+  const at = up && s.maxAt ? ` (highest at ${clock(s.maxAt)})` : '';
+  return `${familyLabel(s.family)} (${s.metric}) ${up ? 'rose' : 'fell'} from its usual level of ${formatValue(s.baseline, s.unit)} to ${formatValue(extreme, s.unit)}, starting at ${clock(s.shiftAt)}${at}`;
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+const advice = (family: string) => FAMILY_ADVICE[family] ?? FAMILY_ADVICE['default'];
+
+/**
+ * Conclusion over families: missing evidence first (never a conclusion from absence), then a
+ * healthy reading when nothing deviates, else the earliest sustained change (a limit or floor
+ * reached outranks a plain deviation among simultaneous ones) is the candidate cause; changes that
+ * start after the symptom are named as effects or red herrings; a cause back to normal by the end
+ * of the window is reported as recovered, not active.
+ */
+export function concludeByFamily(facts: readonly EvidenceFactV1[], needed: readonly string[], window: { from: string; to: string } | null): FamilyConclusion | null {
+  const signals = familySignals(facts);
+  const measured = new Set(signals.map((s) => s.family));
+  const missing = needed.filter((f) => !measured.has(f));
+  const classified = signals.every((s) => s.classified);
+  if (classified && needed.length > 0 && missing.length === needed.length) {
+    const others = signals.length > 0 ? ` (it does hold ${[...measured].map(familyLabel).slice(0, 5).join(', ')})` : '';
+    return { kind: 'missing', missing, statement: `Not determined: the provider returned no ${missing.map(familyLabel).join(' or ')} data for this target in the window${others}, so this cause can be neither confirmed nor ruled out.` };
+  }
+  if (signals.length === 0) return null;
+  const findings: Finding[] = signals
+    .map((s) => ({ signal: s, exhausted: limitFinding(s, signals), start: s.shiftAt }))
+    .filter((f) => f.exhausted !== null || deviatesBadly(f.signal));
+  if (findings.length === 0) {
+    // Healthy needs the signals to have been assessed against their own baseline.
+    if (!signals.some((s) => s.score !== null)) return null;
+    const shown = signals.slice(0, 4).map((s) => `${familyLabel(s.family)} stayed between ${formatValue(s.min, s.unit)} and ${formatValue(s.max, s.unit)}`);
+    return { kind: 'healthy', statement: `No measured signal moved away from its usual level during the window: ${shown.join('; ')}. The database shows no sign of the reported problem in this window.` };
+  }
+  const span = window ? Date.parse(window.to) - Date.parse(window.from) : 3_600_000;
+  const tolerance = Math.max(SIMULTANEITY.minMs, SIMULTANEITY.windowShare * span);
+  const causes = findings.filter((f) => !EFFECT_FAMILIES.includes(f.signal.family));
+  const pool = causes.length > 0 ? causes : findings;
+  const earliest = Math.min(...pool.map((f) => f.start ?? Number.POSITIVE_INFINITY));
+  const simultaneous = pool.filter((f) => (f.start ?? Number.POSITIVE_INFINITY) <= earliest + tolerance || f.exhausted !== null);
+  const lead = [...simultaneous].sort((a, b) => Number(b.exhausted !== null) - Number(a.exhausted !== null) || (b.signal.score ?? 0) - (a.signal.score ?? 0))[0] ?? pool[0];
+  const symptoms = findings.filter((f) => f !== lead && (EFFECT_FAMILIES.includes(f.signal.family) || needed.includes(f.signal.family)));
+  const symptomStart = Math.min(lead.start ?? Number.POSITIVE_INFINITY, ...symptoms.map((f) => f.start ?? Number.POSITIVE_INFINITY));
+  const later = findings.filter((f) => f !== lead && f.start !== null && f.start > symptomStart + tolerance && !symptoms.includes(f));
+  const counter = later
+    .slice(0, 2)
+    .map((f) => `${describeChange(f.signal)}: that began after the problem started (${clock(Number.isFinite(symptomStart) ? symptomStart : null)}), so it is an effect or a coincidence, not the cause.`);
+  const back = recovered(lead.signal);
+  const change = lead.exhausted ?? describeChange(lead.signal);
+  const order = pool.length > 1 && lead.start !== null && !later.includes(lead) ? '; it is the earliest sustained change among the measured signals' : '';
+  const recoveredText = back ? ` It was back to ${formatValue(lead.signal.last, lead.signal.unit)} by the end of the window: the incident has recovered and is not active now.` : '';
+  return {
+    kind: 'cause',
+    family: lead.signal.family,
+    statement: capitalised(`${change}${order}.${recoveredText}`),
+    // A metric no family knows can lead, but only weakly: its link to the symptom is unknown.
+    strength: lead.exhausted !== null ? 'strong' : lead.signal.family === 'unknown' ? 'weak' : 'moderate',
+    openLink: advice(lead.signal.family).openLink,
+    mitigation: advice(lead.signal.family).mitigation,
+    severity: back ? 'medium' : 'high',
+    counter,
+    recovered: back,
+  };
+}

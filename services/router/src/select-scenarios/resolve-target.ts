@@ -1,0 +1,92 @@
+import type { ProviderName } from '@aoc/contracts';
+import { extractTargetIds, resolveTarget as resolveByPatterns, type ResolvedTarget } from './target-patterns';
+import { extractTargetMentions, type TargetMention } from './target-mentions';
+
+/** What the router knows a provider can serve (the last inventory it received). */
+export interface ProviderInventory {
+  provider: ProviderName;
+  targets: readonly { target: string; aliases: readonly string[] }[];
+}
+
+export interface InventoryResolution extends ResolvedTarget {
+  /** Targets the ticket's mentions matched (several: the clarification lists them). */
+  candidates: string[];
+  /** Names taken from the ticket and looked up (none matched: the reply says which). */
+  tried: string[];
+}
+
+/** Providers preferred when one name is in several inventories: the one that reads the most evidence first. */
+const PROVIDER_ORDER: readonly ProviderName[] = ['clinic', 'wetech', 'manus', 'prometheus'];
+const MAX_LISTED = 5;
+
+interface Entry {
+  provider: ProviderName;
+  target: string;
+}
+
+/** Lower-cased name → inventory entries; Clinic's `<org>/<cluster>` is also found by its cluster id. */
+function indexOf(inventories: readonly ProviderInventory[]): Map<string, Entry[]> {
+  const index = new Map<string, Entry[]>();
+  const put = (name: string, entry: Entry) => {
+    const key = name.toLowerCase();
+    const list = index.get(key) ?? [];
+    if (!list.some((e) => e.provider === entry.provider && e.target === entry.target)) list.push(entry);
+    index.set(key, list);
+  };
+  for (const inv of inventories) {
+    for (const t of inv.targets) {
+      const entry = { provider: inv.provider, target: t.target };
+      put(t.target, entry);
+      for (const alias of t.aliases) put(alias, entry);
+      if (inv.provider === 'clinic' && t.target.includes('/')) put(t.target.split('/')[1], entry);
+    }
+  }
+  return index;
+}
+
+/** Clinic pairs written apart ("org 137…, cluster 102…", a console link with `orgId=`) as one candidate. */
+function clinicPairs(text: string): TargetMention[] {
+  const orgs = extractTargetIds(text, 'org');
+  const clusters = extractTargetIds(text, 'cluster');
+  return orgs.flatMap((o) => clusters.map((c) => ({ text: `${o}/${c}`, form: 'link' as const })));
+}
+
+const list = (items: readonly string[]) => {
+  const shown = items.slice(0, MAX_LISTED).join(', ');
+  return items.length > MAX_LISTED ? `${shown} and ${items.length - MAX_LISTED} more` : shown;
+};
+
+/**
+ * Resolves every explicit target mention against the inventories: exactly one target is the
+ * target; several ask the customer which one (listing them); none says which names were tried.
+ * Bare tokens count only when no stronger mention (a keyword, label, link or host form) matched.
+ * Without any inventory the deterministic name patterns decide, as before inventories existed.
+ */
+export function resolveAgainstInventory(text: string, inventories: readonly ProviderInventory[]): InventoryResolution {
+  if (inventories.every((i) => i.targets.length === 0)) return { ...resolveByPatterns(text), candidates: [], tried: [] };
+  const index = indexOf(inventories);
+  const mentions = [...clinicPairs(text), ...extractTargetMentions(text)];
+  const hits = (strong: boolean) => {
+    const out: Entry[] = [];
+    for (const m of mentions.filter((x) => (x.form === 'token') !== strong)) {
+      for (const e of index.get(m.text.toLowerCase()) ?? []) if (!out.some((o) => o.target === e.target && o.provider === e.provider)) out.push(e);
+    }
+    return out;
+  };
+  const strong = hits(true);
+  const matched = strong.length > 0 ? strong : hits(false);
+  const none: InventoryResolution = { provider: 'none', target: null, cluster: null, problem: null, candidates: [], tried: mentions.filter((m) => m.form !== 'token' || /[-_.\d]/.test(m.text)).map((m) => m.text).slice(0, 10) };
+  const targets = [...new Set(matched.map((e) => e.target))];
+  if (targets.length === 0) {
+    return {
+      ...none,
+      problem: none.tried.length > 0 ? `none of the names in the ticket (${list(none.tried)}) is a target our providers serve` : 'the ticket names no cluster',
+    };
+  }
+  if (targets.length > 1) {
+    return { ...none, candidates: targets, problem: `the ticket names several targets (${list(targets)}) and does not say which one is affected` };
+  }
+  const entry = [...matched].sort((a, b) => PROVIDER_ORDER.indexOf(a.provider) - PROVIDER_ORDER.indexOf(b.provider))[0];
+  const cluster = entry.provider === 'clinic' && entry.target.includes('/') ? entry.target.split('/')[1] : entry.target;
+  return { provider: entry.provider, target: entry.target, cluster, problem: null, candidates: [entry.target], tried: none.tried };
+}
