@@ -10,7 +10,7 @@ import { RunEntity } from '../persistence/run.entity';
 import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
 import { ROUTER_MODEL } from '../router-model';
 import { diagnoseTurn, type DiagnosticStep } from './diagnostic.agent';
-import { combinedStatus, diagnosticInput, evidenceRequestId, mergeRecord, toRound } from './evidence-rounds';
+import { diagnosticInput, evidenceRequestId, mergeRecord, scenarioStatus, toRound } from './evidence-rounds';
 import { priorDailyWindows } from './refinement-rules';
 
 interface PreparedTurn {
@@ -63,7 +63,7 @@ export class ConcludeScenarioHandler {
         rounds,
         question: step.question,
         stopCondition: step.stopCondition,
-        evidenceStatus: combinedStatus(rounds),
+        evidenceStatus: scenarioStatus(rounds, evidenceRecord),
         evidenceRecord,
       });
       await ctx.publish(Topics.diagnosisHandoffConsumed, { outcome: 'refinement', runId: batch.runId, ticketKey: run.ticketKey, scenarioId: batch.scenarioId, batchId: batch.batchId, refinementQuestion: step.question });
@@ -82,7 +82,7 @@ export class ConcludeScenarioHandler {
       return;
     }
     if (step.decision !== 'conclude') throw new PermanentError('DIAGNOSIS.PROTOCOL', 'a refinement needs the thread window', { runId: batch.runId });
-    await ctx.manager.update(ScenarioThreadEntity, key, { status: 'concluded', rounds, evidenceStatus: combinedStatus(rounds), evidenceRecord, brief: step.brief });
+    await ctx.manager.update(ScenarioThreadEntity, key, { status: 'concluded', rounds, evidenceStatus: scenarioStatus(rounds, evidenceRecord), evidenceRecord, brief: step.brief });
     await ctx.publish(Topics.diagnosisHandoffConsumed, { outcome: 'brief', runId: batch.runId, ticketKey: run.ticketKey, scenarioId: batch.scenarioId, batchId: batch.batchId, brief: step.brief });
   }
 }

@@ -43,7 +43,18 @@ export function mergeRecord(previous: EvidenceRecord | null, batch: EvidenceBatc
   };
 }
 
-/** Scenario evidence status over its rounds: complete only when every round was. */
+/**
+ * Scenario evidence status over its rounds: complete only when every round was, and `no_data`
+ * when the provider answered every query with no series: that is degraded evidence, never a
+ * complete one and never a failure to retrieve.
+ */
+export function scenarioStatus(rounds: readonly EvidenceRound[], record: EvidenceRecord | null): string {
+  const status = combinedStatus(rounds);
+  const primary = (record?.queries ?? []).filter((q) => !(record?.failures ?? []).some((f) => f.queryId === q.queryId && f.supplemental));
+  return status === 'complete' && primary.length > 0 && primary.every((q) => q.outcome === 'empty') ? 'no_data' : status;
+}
+
+/** Status over rounds alone: complete only when every round was. */
 export function combinedStatus(rounds: readonly EvidenceRound[]): string {
   const statuses = rounds.map((r) => r.status);
   if (statuses.length === 0) return 'failed';

@@ -144,8 +144,10 @@ interface Finding {
 function limitFinding(s: FamilySignal, signals: readonly FamilySignal[]): string | null {
   const rule = LIMITS.find((l) => l.family === s.family);
   const limit = rule ? signals.find((x) => x.family === rule.limit) : undefined;
-  if (rule && limit && limit.max !== null && limit.max > 0 && s.max !== null && s.max / limit.max >= rule.ratio) {
-    return `${familyLabel(s.family)} reached ${formatValue(s.max, s.unit)} at ${clock(s.maxAt)}, ${Math.round((s.max / limit.max) * 100)}% of the limit of ${formatValue(limit.max, limit.unit)}`;
+  // The limit is a setting: its latest value is the one in force.
+  const bound = limit ? (limit.last ?? limit.max) : null;
+  if (rule && limit && bound !== null && bound > 0 && s.max !== null && s.max / bound >= rule.ratio) {
+    return `${familyLabel(s.family)} reached ${formatValue(s.max, s.unit)} at ${clock(s.maxAt)}, ${Math.round((s.max / bound) * 100)}% of the limit of ${formatValue(bound, limit.unit)}`;
   }
   const floor = FLOORS.find((f) => f.family === s.family);
   if (floor && s.first !== null && s.min !== null && s.first > 0 && s.min <= floor.ratio * s.first) {

@@ -1,5 +1,6 @@
 import type { LocalCausalBriefV1 } from '@aoc/contracts';
-import { executionRecord, reconcile, writeFinalResponse, type ConcludedScenario } from './final-response';
+import { scenarioStatus } from '../conclude-scenario/evidence-rounds';
+import { executionRecord, plainWords, reconcile, writeFinalResponse, type ConcludedScenario } from './final-response';
 
 const brief = (strength: LocalCausalBriefV1['leadingMechanism']['strength'], observations: string[] = []): LocalCausalBriefV1 => ({
   observations,
@@ -66,5 +67,35 @@ describe('final response', () => {
       ['q2', 1, 'PROVIDER.HTTP_5XX'],
       ['q3', 1, null],
     ]);
+  });
+
+  it('an answer with no series for any query is degraded evidence (EVIDENCE.NO_DATA), and the reply never says metrics could not be retrieved', () => {
+    const record = { provider: 'prometheus', queries: [{ queryId: 'connections', outcome: 'empty', attempts: 1 }, { queryId: 'cpu', outcome: 'empty', attempts: 1 }], failures: [] };
+    const round = { round: 0, batchId: 'b', status: 'complete', question: 'q', facts: [], observations: [], gaps: [], failures: [] };
+    expect(scenarioStatus([round], record)).toBe('no_data');
+    expect(scenarioStatus([round], { ...record, queries: [...record.queries, { queryId: 'qps', outcome: 'complete', attempts: 1 }] })).toBe('complete');
+    const s = [scenario({ evidenceStatus: 'no_data', brief: brief('undetermined') })];
+    const rec = executionRecord(s, [record]);
+    expect(rec.evidenceAcquisition.status).toBe('degraded');
+    expect(rec.failureCodes).toEqual(['EVIDENCE.NO_DATA']);
+    const reply = writeFinalResponse('Connections maxed out', reconcile(s), s).customerReplyMarkdown;
+    expect(reply).toContain('holds no data for this cluster');
+    expect(reply).not.toMatch(/could not (be )?retrieve/i);
+  });
+
+  it('says the target names it tried, or lists the candidates, when no single target could be used', () => {
+    const s = [scenario({ target: null, provider: 'none', evidenceStatus: 'not_executed', brief: brief('undetermined') })];
+    expect(reconcile(s, { problem: 'several', candidates: ['payments-prod', 'orders-prod'], tried: [] }).needsCustomerContext[0]).toBe('which of these is the affected cluster or instance: payments-prod, orders-prod');
+    expect(reconcile(s, { problem: 'none', candidates: [], tried: ['inventory-prod'] }).needsCustomerContext[0]).toContain('we found none of inventory-prod among the targets we monitor');
+  });
+
+  it('keeps internal statistics vocabulary out of the customer reply', () => {
+    const obs = 'p99 statement duration on cluster=x rose from a baseline median of 0.04 to 0.09 (robust z 12.3, shift at 10:40Z); peak 0.094 at 10:41Z.';
+    const s = [scenario({ brief: { ...brief('strong', [obs]), leadingMechanism: { statement: 'Latency rose (highest robust z 8.1) sharply.', strength: 'strong', openLink: null, family: 'statement_latency' } } })];
+    const r = writeFinalResponse('p99 doubled', reconcile(s), s);
+    expect(r.customerReplyMarkdown).not.toMatch(/robust z|baseline median|\bMAD\b/);
+    expect(r.customerReplyMarkdown).toContain('rose from a usual level of 0.04 to 0.09; peak 0.094 at 10:41Z.');
+    expect(r.internalHandoffMarkdown).toContain('robust z 12.3');
+    expect(plainWords('no series shifts (highest robust z 1.2).')).toBe('no series shifts.');
   });
 });

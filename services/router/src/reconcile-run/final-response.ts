@@ -74,6 +74,30 @@ export function decidePublication(diagnosis: TicketDiagnosis): PublicationDecisi
   return { decision: diagnosis.confident ? 'internal_only' : 'human_required', clarificationSimulation: { required: false, requestedContext: [] } };
 }
 
+/**
+ * What the customer reads when no observation was materialised: "no data" when the provider
+ * answered with no series, "could not be retrieved" only when it failed to answer.
+ */
+export function noEvidenceSentence(scenarios: readonly ConcludedScenario[]): string {
+  if (scenarios.some((s) => s.evidenceStatus === 'no_data')) {
+    return 'The monitoring data source answered, but it holds no data for this cluster in the reported window for what we looked at, so we cannot confirm a cause from metrics.';
+  }
+  if (scenarios.some((s) => s.evidenceStatus === 'failed' || s.evidenceStatus === 'partial')) return 'We could not retrieve metrics for this cluster yet, so we cannot confirm a cause.';
+  return 'We found no metric that bears on the reported problem for this cluster, so we cannot confirm a cause.';
+}
+
+/** Internal statistics vocabulary the customer reply leaves out: values, times and plain comparisons only. */
+export function plainWords(text: string): string {
+  return text
+    .replace(/\s*\((?:highest\s+)?robust z[^)]*\)/gi, '')
+    .replace(/;?\s*(?:highest\s+)?robust z\s*-?[\d.]+/gi, '')
+    .replace(/\bbaseline median\b/gi, 'usual level')
+    .replace(/\brecent median\b/gi, 'recent level')
+    .replace(/\bMAD\b/g, 'spread')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
+}
+
 /** Final Response: writes the two messages from the diagnosis and changes nothing in it. */
 export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, scenarios: ConcludedScenario[]): FinalResponse {
   const list = (items: string[]) => items.map((i) => `- ${i}`).join('\n');
@@ -102,10 +126,10 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
   const customer = [
     `Thanks for reporting "${title}". We looked at ${target} for: ${checked}.`,
     '',
-    diagnosis.observations.length > 0 ? `What the data shows:\n${list(diagnosis.observations)}` : 'We could not retrieve metrics for this cluster yet, so we cannot confirm a cause.',
+    diagnosis.observations.length > 0 ? `What the data shows:\n${list(diagnosis.observations.map(plainWords))}` : noEvidenceSentence(scenarios),
     '',
     diagnosis.determined && diagnosis.primary
-      ? `${diagnosis.healthy ? 'What we found' : 'Most likely cause'}: ${diagnosis.primary.brief.leadingMechanism.statement}${diagnosis.primary.brief.leadingMechanism.openLink ? `\n\nStill to confirm: ${diagnosis.primary.brief.leadingMechanism.openLink}.` : ''}\n\nSuggested next step: ${diagnosis.primary.brief.mitigationOrHandoff}`
+      ? `${diagnosis.healthy ? 'What we found' : 'Most likely cause'}: ${plainWords(diagnosis.primary.brief.leadingMechanism.statement)}${diagnosis.primary.brief.leadingMechanism.openLink ? `\n\nStill to confirm: ${diagnosis.primary.brief.leadingMechanism.openLink}.` : ''}\n\nSuggested next step: ${diagnosis.primary.brief.mitigationOrHandoff}`
       : 'A support engineer is reviewing this and will follow up with findings.',
   ].join('\n');
   const internal = [
@@ -137,10 +161,11 @@ export function executionRecord(
     ? 'not_attempted'
     : statuses.every((s) => s === 'complete')
       ? 'complete'
-      : statuses.some((s) => s === 'complete' || s === 'partial')
+      : statuses.some((s) => s === 'complete' || s === 'partial' || s === 'no_data')
         ? 'degraded'
         : 'failed';
-  const failureCodes = [...new Set(records.flatMap((r) => r.failures.filter((f) => !f.supplemental).map((f) => f.code)))];
+  const noData = statuses.includes('no_data') ? ['EVIDENCE.NO_DATA'] : [];
+  const failureCodes = [...new Set([...noData, ...records.flatMap((r) => r.failures.filter((f) => !f.supplemental).map((f) => f.code))])];
   const providerAttempts = scenarios.flatMap((s, i) =>
     (records[i]?.queries ?? []).map((q) => ({
       scenarioId: s.scenarioId,

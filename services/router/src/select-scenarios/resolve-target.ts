@@ -51,6 +51,9 @@ function clinicPairs(text: string): TargetMention[] {
   return orgs.flatMap((o) => clusters.map((c) => ({ text: `${o}/${c}`, form: 'link' as const })));
 }
 
+/** Names worth reporting as tried: identifier-like, or given in a label, link or quotes (never "very" from "database very slow"). */
+const looksLikeName = (m: TargetMention) => /[-_.\d]/.test(m.text) || m.form === 'label' || m.form === 'link' || m.form === 'quoted';
+
 const list = (items: readonly string[]) => {
   const shown = items.slice(0, MAX_LISTED).join(', ');
   return items.length > MAX_LISTED ? `${shown} and ${items.length - MAX_LISTED} more` : shown;
@@ -75,7 +78,7 @@ export function resolveAgainstInventory(text: string, inventories: readonly Prov
   };
   const strong = hits(true);
   const matched = strong.length > 0 ? strong : hits(false);
-  const none: InventoryResolution = { provider: 'none', target: null, cluster: null, problem: null, candidates: [], tried: mentions.filter((m) => m.form !== 'token' || /[-_.\d]/.test(m.text)).map((m) => m.text).slice(0, 10) };
+  const none: InventoryResolution = { provider: 'none', target: null, cluster: null, problem: null, candidates: [], tried: mentions.filter(looksLikeName).map((m) => m.text).slice(0, 10) };
   const targets = [...new Set(matched.map((e) => e.target))];
   if (targets.length === 0) {
     return {

@@ -1,0 +1,112 @@
+import type { EvidenceRequestedV1 } from '@aoc/contracts';
+import { classifyMetric } from '@aoc/metric-ontology';
+import { unboundSelectors, validatePromQl } from '@aoc/providers';
+import { builtinPlan } from './plan-evidence';
+import { askedFamilies, familyExpression, planByFamily } from './family-plan';
+import type { PlanningCatalogV1 } from './planning-catalog';
+
+const catalogOf = (names: string[], labelKeys: string[] = ['cluster', 'dbinstance_identifier']): PlanningCatalogV1 => ({
+  status: 'listed',
+  targetLabel: 'cluster',
+  truncated: false,
+  failureCode: null,
+  metrics: names.map((name) => {
+    const c = classifyMetric(name);
+    return { name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, labelKeys };
+  }),
+});
+
+const RDS = [
+  'aws_rds_cpuutilization_average',
+  'aws_rds_database_connections_average',
+  'aws_rds_database_connections_maximum',
+  'aws_rds_free_storage_space_minimum',
+  'aws_rds_free_storage_space_average',
+  'aws_rds_freeable_memory_minimum',
+  'aws_rds_read_iops_average',
+  'aws_rds_write_latency_average',
+  'aws_rds_network_receive_throughput_average',
+  'aws_rds_replica_lag_maximum',
+  'acme_widget_frobnications_total',
+];
+
+const request = (question: string): EvidenceRequestedV1 => ({
+  runId: 'run-1',
+  scenarioId: 'connection-exhaustion',
+  requestId: 'run-1:connection-exhaustion:0',
+  question,
+  stopCondition: 'series are available',
+  provider: 'prometheus',
+  target: 'payments-prod',
+  window: { from: '2026-11-30T13:00:00.000Z', to: '2026-11-30T14:00:00.000Z' },
+  refinement: false,
+});
+
+describe('family planning over a discovered catalogue', () => {
+  it('maps the neutral question to families and adds their limits', () => {
+    expect(askedFamilies('How did the number of database connections and active sessions compare with the connection limit?')).toEqual(
+      expect.arrayContaining(['connections', 'connection_limit', 'active_sessions']),
+    );
+  });
+
+  it('plans the asked family first, one metric per base name, the bad-direction statistic preferred, then context families', () => {
+    const plan = planByFamily(request('How did the number of database connections compare with the connection limit?'), catalogOf(RDS));
+    expect(plan.drafts[0]).toMatchObject({ id: 'connections', family: 'connections', expression: 'max(aws_rds_database_connections_maximum{cluster="payments-prod"})' });
+    expect(plan.drafts.filter((d) => d.family === 'connections')).toHaveLength(1);
+    expect(plan.drafts.find((d) => d.family === 'storage_free')?.expression).toBe('min(aws_rds_free_storage_space_minimum{cluster="payments-prod"})');
+    expect(plan.drafts.map((d) => d.family)).toEqual(expect.arrayContaining(['cpu', 'memory', 'iops', 'network', 'replication_lag', 'unknown']));
+    expect(plan.drafts.length).toBeLessThanOrEqual(12);
+    expect(new Set(plan.drafts.map((d) => d.id)).size).toBe(plan.drafts.length);
+  });
+
+  it('every planned expression parses and is bound to the target label', () => {
+    const plan = planByFamily(request('How did CPU, storage, connections, replica lag and IOPS change?'), catalogOf(RDS));
+    for (const d of plan.drafts) {
+      expect(() => validatePromQl(d.expression)).not.toThrow();
+      expect(unboundSelectors(d.expression, 'cluster', 'payments-prod')).toEqual([]);
+    }
+  });
+
+  it('rates counters, takes quantiles of histogram buckets and keeps busy CPU only for per-mode counters', () => {
+    const [counter, bucket, cpu] = catalogOf(['pg_stat_database_xact_commit_total', 'tidb_server_handle_query_duration_seconds_bucket', 'node_cpu_seconds_total'], ['cluster', 'mode']).metrics;
+    expect(familyExpression(counter, 'cluster', 'x')).toBe('sum(rate(pg_stat_database_xact_commit_total{cluster="x"}[5m]))');
+    expect(familyExpression(bucket, 'cluster', 'x')).toBe('histogram_quantile(0.99, sum by (le) (rate(tidb_server_handle_query_duration_seconds_bucket{cluster="x"}[5m])))');
+    expect(familyExpression(cpu, 'cluster', 'x')).toBe('sum(rate(node_cpu_seconds_total{cluster="x",mode!="idle"}[5m]))');
+  });
+
+  it('says which asked family the target has no metric for', () => {
+    const plan = planByFamily(request('How did replica lag change across the window?'), catalogOf(RDS.filter((n) => !n.includes('replica'))));
+    expect(plan.missing).toEqual(['replication_lag']);
+  });
+
+  it('never plans more than 12 queries from a catalogue of hundreds', () => {
+    const names = Array.from({ length: 400 }, (_, i) => `acme_metric_${i}_total`).concat(RDS);
+    expect(planByFamily(request('How did connections change?'), catalogOf(names)).drafts.length).toBeLessThanOrEqual(12);
+  });
+});
+
+describe('builtinPlan with a catalogue', () => {
+  const plan = (question: string, catalog: PlanningCatalogV1) => builtinPlan({ request: request(question), templatesVersion: 't', catalog, rewrite: null });
+
+  it('plans by family when no template metric exists, noting what is missing', () => {
+    const out = plan('How did replica lag and connections change?', catalogOf(RDS.filter((n) => !n.includes('replica'))));
+    expect(out.queries[0]).toMatchObject({ id: 'connections', operation: 'promql_range' });
+    expect(out.plannerNotes).toContain('No metric of replication_lag exists for payments-prod');
+  });
+
+  it('keeps the template ids when the target holds every metric a template reads', () => {
+    const out = plan('How did query duration percentiles, QPS change?', catalogOf(['tidb_server_handle_query_duration_seconds_bucket', 'tidb_server_query_total', 'process_cpu_seconds_total']));
+    expect(out.queries.slice(0, 2).map((q) => q.id)).toEqual(['duration_p99', 'qps']);
+    expect(out.queries.map((q) => q.expression).filter((e) => e.includes('tidb_server_query_total'))).toHaveLength(1);
+  });
+
+  it('an empty catalogue plans one probe that comes back empty instead of 54 template queries', () => {
+    const out = plan('How did connections change?', { ...catalogOf([]), status: 'empty' });
+    expect(out.queries).toEqual([expect.objectContaining({ id: 'target_series', operation: 'promql_instant', expression: 'count({cluster="payments-prod"})' })]);
+    expect(out.plannerNotes).toContain('no series');
+  });
+
+  it('a failed discovery plans nothing and says why', () => {
+    expect(plan('How did connections change?', { ...catalogOf([]), status: 'failed', failureCode: 'PROVIDER.UNREACHABLE' })).toEqual({ queries: [], plannerNotes: expect.stringContaining('PROVIDER.UNREACHABLE') });
+  });
+});

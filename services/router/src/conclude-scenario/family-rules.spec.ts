@@ -1,0 +1,130 @@
+import type { EvidenceFactV1 } from '@aoc/contracts';
+import { concludeByFamily, formatValue } from './family-rules';
+
+const WINDOW = { from: '2026-11-30T13:00:00.000Z', to: '2026-11-30T14:00:00.000Z' };
+const at = (hhmm: string) => `2026-11-30T${hhmm}:00.000Z`;
+
+interface Shape {
+  family: string;
+  badDirection?: 'up' | 'down' | 'both';
+  unit?: string;
+  first: number;
+  last: number;
+  min: number;
+  max: number;
+  maxAt?: string;
+  score?: number;
+  direction?: 'up' | 'down';
+  shiftAt?: string;
+  baseline?: number;
+}
+
+const fact = (id: string, s: Shape): EvidenceFactV1 => ({
+  queryId: id,
+  kind: 'metric_summary',
+  subject: `${id}{}`,
+  value: s.max,
+  unit: null,
+  attributes: {
+    family: s.family,
+    metric: `m_${id}`,
+    badDirection: s.badDirection ?? 'up',
+    unitKind: s.unit ?? 'count',
+    first: s.first,
+    last: s.last,
+    min: s.min,
+    mean: (s.min + s.max) / 2,
+    maxAt: at(s.maxAt ?? '13:50'),
+    points: 60,
+    anomalyScore: s.score ?? 0.5,
+    baselineMedian: s.baseline ?? s.first,
+    recentMedian: s.last,
+    ...(s.direction ? { direction: s.direction } : {}),
+    ...(s.shiftAt ? { shiftAt: at(s.shiftAt) } : {}),
+  },
+});
+
+const flat = (id: string, family: string, level = 10) => fact(id, { family, first: level, last: level, min: level * 0.98, max: level * 1.02, score: 0.8 });
+
+describe('family mechanism rules', () => {
+  it('a family at its limit is the strong leading cause, with the limit in plain numbers', () => {
+    const c = concludeByFamily(
+      [
+        fact('connections', { family: 'connections', first: 120, last: 498, min: 118, max: 500, maxAt: '13:42', score: 40, direction: 'up', shiftAt: '13:35', baseline: 121 }),
+        flat('connection_limit', 'connection_limit', 500),
+        flat('cpu', 'cpu', 30),
+      ],
+      ['connections', 'connection_limit'],
+      WINDOW,
+    );
+    expect(c).toMatchObject({ kind: 'cause', family: 'connections', strength: 'strong', recovered: false });
+    expect(c?.statement).toContain('reached 500 at 13:42 UTC, 100% of the limit of 500');
+  });
+
+  it('free storage running to zero is named as exhausted storage', () => {
+    const c = concludeByFamily([fact('free', { family: 'storage_free', badDirection: 'down', unit: 'bytes', first: 20 * 2 ** 30, last: 0, min: 0, max: 20 * 2 ** 30, score: 12, direction: 'down', shiftAt: '13:20' })], ['storage_free', 'storage_used'], WINDOW);
+    expect(c).toMatchObject({ kind: 'cause', family: 'storage_free', strength: 'strong' });
+    expect(c?.statement).toContain('fell from 20 GiB to 0 B');
+  });
+
+  it('the earliest sustained change leads; one that starts after the symptom is named as an effect or coincidence', () => {
+    const c = concludeByFamily(
+      [
+        fact('connections', { family: 'connections', first: 100, last: 300, min: 99, max: 310, score: 25, direction: 'up', shiftAt: '13:10' }),
+        fact('cpu', { family: 'cpu', unit: 'percent', first: 20, last: 95, min: 19, max: 97, score: 60, direction: 'up', shiftAt: '13:40' }),
+        fact('latency', { family: 'statement_latency', unit: 'seconds', first: 0.02, last: 0.2, min: 0.02, max: 0.25, score: 30, direction: 'up', shiftAt: '13:11' }),
+      ],
+      ['connections'],
+      WINDOW,
+    );
+    expect(c).toMatchObject({ kind: 'cause', family: 'connections', strength: 'moderate' });
+    expect(c?.kind === 'cause' ? c.counter[0] : '').toMatch(/CPU.*began after the problem started \(13:10 UTC\).*not the cause/);
+  });
+
+  it('latency is the symptom, not the cause, when a resource moved at the same time', () => {
+    const c = concludeByFamily(
+      [
+        fact('latency', { family: 'statement_latency', first: 2, last: 9, min: 2, max: 10, score: 80, direction: 'up', shiftAt: '13:30' }),
+        fact('cpu', { family: 'cpu', first: 30, last: 99, min: 29, max: 100, score: 20, direction: 'up', shiftAt: '13:30' }),
+      ],
+      ['statement_latency', 'statement_rate'],
+      WINDOW,
+    );
+    expect(c).toMatchObject({ kind: 'cause', family: 'cpu' });
+  });
+
+  it('a deviation in the harmless direction is no cause (free memory going up)', () => {
+    const c = concludeByFamily([fact('mem', { family: 'memory', badDirection: 'down', first: 4, last: 8, min: 4, max: 8, score: 20, direction: 'up', shiftAt: '13:30' }), flat('cpu', 'cpu')], ['memory'], WINDOW);
+    expect(c).toMatchObject({ kind: 'healthy' });
+  });
+
+  it('a cause back to its usual level by the cutoff is reported as recovered, not active', () => {
+    const c = concludeByFamily([fact('lag', { family: 'replication_lag', unit: 'seconds', first: 1, last: 1.2, min: 0.8, max: 600, maxAt: '13:30', score: 90, direction: 'up', shiftAt: '13:15', baseline: 1 })], ['replication_lag'], WINDOW);
+    expect(c).toMatchObject({ kind: 'cause', family: 'replication_lag', recovered: true, severity: 'medium' });
+    expect(c?.statement).toContain('the incident has recovered and is not active now');
+  });
+
+  it('never concludes from absence: no data for what the scenario needs is missing evidence', () => {
+    const c = concludeByFamily([fact('cpu', { family: 'cpu', first: 20, last: 99, min: 20, max: 99, score: 30, direction: 'up', shiftAt: '13:30' })], ['replication_lag'], WINDOW);
+    expect(c).toMatchObject({ kind: 'missing', missing: ['replication_lag'] });
+    expect(c?.statement).toMatch(/^Not determined: the provider returned no replica lag data/i);
+  });
+
+  it('nothing deviating, with the needed family measured, is a healthy reading with the values', () => {
+    const c = concludeByFamily([flat('latency', 'statement_latency', 0.02), flat('qps', 'statement_rate', 80)], ['statement_latency', 'statement_rate'], WINDOW);
+    expect(c).toMatchObject({ kind: 'healthy' });
+    expect(c?.statement).toContain('stayed between');
+  });
+
+  it('series never scored against a baseline give no healthy reading (the caller falls back)', () => {
+    const unscored: EvidenceFactV1 = { ...flat('cpu', 'cpu'), attributes: { family: 'cpu', first: 1, last: 1, min: 1, points: 10 } };
+    expect(concludeByFamily([unscored], ['cpu'], WINDOW)).toBeNull();
+  });
+
+  it('formats values in customer units', () => {
+    expect(formatValue(5 * 2 ** 30, 'bytes')).toBe('5 GiB');
+    expect(formatValue(0.138, 'seconds')).toBe('138 ms');
+    expect(formatValue(93.4, 'percent')).toBe('93%');
+    expect(formatValue(12345, 'count')).toBe('12,345');
+  });
+});
