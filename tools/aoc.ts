@@ -1,12 +1,15 @@
-// `npm run aoc -- analyze <ticket.json> [--mode read|write] [--ticket-dir DIR] [--cutoff ISO] [--json]`
-// Analyses one ticket with every role in this process (embedded defaults, replayed evidence) and
-// prints the two messages, the decision, the evidence status and the verdict. In write mode the
-// answer is written as one internal comment to a JSON-file ticket source (DIR, or a temporary one).
+// `npm run aoc -- analyze <ticket.json> [--prometheus URL [--target-label L]] [--providers FILE] [--mode read|write] [--ticket-dir DIR] [--cutoff ISO] [--json]`
+// Analyses one ticket with every role in this process and prints the two messages, the decision,
+// the evidence status and the verdict. Evidence is replayed from the bundled recordings unless
+// `--prometheus` (your own Prometheus; targets are the values of its target label, default
+// `cluster`) or `--providers` (a JSON file: {prometheus?: [{name, baseUrl, bearerToken?,
+// targetLabel?}], clinic?, manus?, wetech?}, each package's own configuration) make it live. In
+// write mode the answer is written as one internal comment to a JSON-file ticket source.
 import { startTelemetry } from '@aoc/telemetry';
 
 const telemetry = startTelemetry({ serviceName: 'aoc-cli' });
 
-const USAGE = 'usage: aoc analyze <ticket.json> [--mode read|write] [--ticket-dir DIR] [--cutoff ISO-8601] [--json]';
+const USAGE = 'usage: aoc analyze <ticket.json> [--prometheus URL [--target-label LABEL]] [--providers FILE] [--mode read|write] [--ticket-dir DIR] [--cutoff ISO-8601] [--json]';
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -39,7 +42,9 @@ async function main(): Promise<number> {
     if (!existsSync(ticketFile)) writeFileSync(ticketFile, JSON.stringify(request.ticket, null, 2));
   }
   const { JsonFileTicketSource } = await import('@aoc/ticket-source');
-  const platform = await startPlatform(ticketDir ? { router: { ticketSource: new JsonFileTicketSource({ directory: ticketDir }) } } : {});
+  const { liveExecutorOptions } = await import('./cli-providers');
+  const executor = liveExecutorOptions({ prometheus: option(rest, '--prometheus'), targetLabel: option(rest, '--target-label'), providersFile: option(rest, '--providers') });
+  const platform = await startPlatform({ ...(executor ? { executor } : {}), ...(ticketDir ? { router: { ticketSource: new JsonFileTicketSource({ directory: ticketDir }) } } : {}) });
   try {
     const { accepted, summary } = await runExample(platform, { ...request, ...(mode ? { mode } : {}), ...(cutoff ? { cutoff, trigger: 'replay' as const } : {}) });
     // Write mode: the comment is written right after publication; wait for its outcome.

@@ -82,6 +82,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     await embedded?.stop();
     throw error;
   }
+  // Target resolution reads the providers' inventories: let the first ones land before any ticket.
+  if (roles.has('router') && roles.has('provider-executor') && publishesInventory(executor)) await waitForInventories(dataSource, 1, 15_000);
   return {
     broker,
     dataSource,
@@ -93,4 +95,21 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       await embedded?.stop();
     },
   };
+}
+
+/** Whether the executor has any package (or recorded evidence) whose inventory it publishes at start. */
+function publishesInventory(executor: Partial<ExecutorOptions>): boolean {
+  if (executor.mode === 'replay') return (executor.recordings ?? []).length > 0;
+  return (executor.prometheusTargets ?? []).length > 0 || executor.clinic !== undefined || executor.manus !== undefined || executor.wetech !== undefined;
+}
+
+/** Waits until the router stored at least `count` provider inventories; false when the time ran out. */
+export async function waitForInventories(dataSource: DataSource, count: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row]: { n: string }[] = await dataSource.query(`SELECT count(*)::text AS n FROM "router"."provider_inventories"`);
+    if (Number(row?.n ?? 0) >= count) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

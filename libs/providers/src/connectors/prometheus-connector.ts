@@ -86,18 +86,24 @@ function summarise(labels: Record<string, string>, samples: [number, string][], 
   };
 }
 
-/** One form-encoded POST to a Prometheus HTTP API path of the endpoint (credentials in its headers). */
-export function postPrometheusForm(
+/**
+ * One call to a Prometheus HTTP API path of the endpoint (credentials in its headers): a
+ * form-encoded POST, or a GET with the parameters in the query for the routes that only take GET
+ * (label values).
+ */
+export function callPrometheusApi(
   endpoint: PromEndpoint,
   path: string,
   params: URLSearchParams,
-  options: { signal?: AbortSignal; maxResponseBytes?: number; retryDelaysMs?: readonly number[] },
+  options: { signal?: AbortSignal; maxResponseBytes?: number; retryDelaysMs?: readonly number[]; method?: 'GET' | 'POST' },
 ): ReturnType<typeof providerRequest> {
+  const base = `${endpoint.baseUrl.replace(/\/$/, '')}${path}`;
+  const get = options.method === 'GET';
   return providerRequest({
-    url: `${endpoint.baseUrl.replace(/\/$/, '')}${path}`,
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(endpoint.headers ?? {}) },
-    body: params.toString(),
+    url: get ? `${base}?${params.toString()}` : base,
+    method: get ? 'GET' : 'POST',
+    headers: get ? { ...(endpoint.headers ?? {}) } : { 'content-type': 'application/x-www-form-urlencoded', ...(endpoint.headers ?? {}) },
+    body: get ? undefined : params.toString(),
     signal: options.signal,
     secrets: endpoint.secrets,
     maxResponseBytes: options.maxResponseBytes,
@@ -122,7 +128,7 @@ export async function queryPrometheus(
   const path = query.kind === 'range' ? '/api/v1/query_range' : '/api/v1/query';
   let response: Awaited<ReturnType<typeof providerRequest>>;
   try {
-    response = await postPrometheusForm(endpoint, path, params, options);
+    response = await callPrometheusApi(endpoint, path, params, options);
   } catch (error) {
     // Prometheus explains a rejected query in its JSON body; pass that text through as the detail.
     if (error instanceof ProviderError && error.code === 'PROVIDER.HTTP_4XX') {

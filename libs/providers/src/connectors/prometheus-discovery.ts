@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProviderError } from '../core/provider-error';
 import type { HttpCallRecord } from './http-client';
-import { postPrometheusForm, type PromEndpoint } from './prometheus-connector';
+import { callPrometheusApi, type PromEndpoint } from './prometheus-connector';
 
 /** Names that may leave the package: valid Prometheus metric and label names, bounded. */
 const METRIC_NAME = /^[A-Za-z_:][A-Za-z0-9_:]{0,199}$/;
@@ -46,8 +46,10 @@ interface DiscoveryOptions {
 }
 
 async function getJson<T>(endpoint: PromEndpoint, path: string, params: URLSearchParams, schema: z.ZodType<T>, maxBytes: number, options: DiscoveryOptions): Promise<T> {
+  // Label-value routes take GET only; the series route takes a POST (long matchers stay out of URLs).
+  const method = path.startsWith('/api/v1/label/') ? 'GET' : 'POST';
   try {
-    const response = await postPrometheusForm(endpoint, path, params, { signal: options.signal, maxResponseBytes: maxBytes, retryDelaysMs: options.retryDelaysMs });
+    const response = await callPrometheusApi(endpoint, path, params, { signal: options.signal, maxResponseBytes: maxBytes, retryDelaysMs: options.retryDelaysMs, method });
     options.onRecord?.(response.record);
     let body: unknown = null;
     try {

@@ -71,7 +71,7 @@ describe('final response', () => {
 
   it('an answer with no series for any query is degraded evidence (EVIDENCE.NO_DATA), and the reply never says metrics could not be retrieved', () => {
     const record = { provider: 'prometheus', queries: [{ queryId: 'connections', outcome: 'empty', attempts: 1 }, { queryId: 'cpu', outcome: 'empty', attempts: 1 }], failures: [] };
-    const round = { round: 0, batchId: 'b', status: 'complete', question: 'q', facts: [], observations: [], gaps: [], failures: [] };
+    const round = { round: 0, batchId: 'b', status: 'complete' as const, question: 'q', facts: [], observations: [], gaps: [], failures: [] };
     expect(scenarioStatus([round], record)).toBe('no_data');
     expect(scenarioStatus([round], { ...record, queries: [...record.queries, { queryId: 'qps', outcome: 'complete', attempts: 1 }] })).toBe('complete');
     const s = [scenario({ evidenceStatus: 'no_data', brief: brief('undetermined') })];
