@@ -184,6 +184,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     await prom?.stop().catch((error: unknown) => progress(`warning: prometheus stop: ${errorText(error)}`));
   }
 
+  if (options.quick) notes.push('BENCH_QUICK=1 runs a smoke subset (one suite-B case per kind for ten kinds, 2 DBSherlock cases per cause): its PASS/MISS is indicative only, the targets are for the full run');
   notes.push('suite A: one CSV row = 20 s (values unchanged); clusters are dbsherlock-<8-digit case number> (the case ids name the cause; the JSON maps them back)');
   notes.push('suite A decision: any published decision except clarification_needed counts as correct (the ticket names the cluster and the time; whether a human is needed is not labelled)');
   notes.push('family "none" (suite B healthy / missing evidence / clarify) is a hit when no brief names a cause (strength >= moderate with a family)');
