@@ -1,47 +1,74 @@
 /**
- * Generic anomaly scoring of one metric series against a baseline window. Pure: no I/O, no
- * clock; it sees raw points, so it runs inside the provider package and only its compact
- * statistics leave it.
+ * Generic anomaly scoring of one metric series: did its level shift inside the window, when, and
+ * how strongly. Pure: no I/O, no clock; it sees raw points, so it runs inside the provider package
+ * and only its compact statistics leave it.
  *
- * Rule `robust-z-v1`:
- * - Non-finite values (NaN, ±Inf) are dropped and the rest are ordered by time.
- * - Baseline window: the points strictly before `splitAt` (by default the midpoint of the query
- *   window, or of the series' own time span when no window is given), extended to the first
- *   `MIN_BASELINE_POINTS` points when fewer fall before it. Recent window: every later point; it
- *   needs at least `MIN_RECENT_POINTS`. With fewer points every statistic is null.
- * - Scale: `1.4826 × MAD` of the baseline, never below 1 % of |baseline median| (of the largest
- *   |value| when that median is 0) nor 1e-12. So a flat baseline followed by a real step scores
- *   high, a flat series with no change scores 0, and a change smaller than 1 % of the level never
- *   scores above 1.
- * - Robust z of a point: `(x − baseline median) / scale`. The score is |z| of the recent point
- *   that deviates most (truncated to one decimal) and its sign gives the direction (none at 0).
- *   `shiftAt` is the first recent point whose score in that direction reaches
- *   `ANOMALY_Z_THRESHOLD`; when that is the very first recent point, the run of such points is
- *   followed back into the baseline, so a shift that began shortly before the split is dated
- *   when it began. A score at or above the threshold always comes with a `shiftAt`.
+ * Rule `robust-shift-v2` (the baseline split is chosen per series; `robust-z-v1` split every
+ * series at the middle of the window and scored its most deviating later point):
+ * - Points whose value is not finite (NaN, ±Inf), or whose time is not an epoch second a Date can
+ *   hold, are dropped; the rest are ordered by time. With fewer than
+ *   `MIN_BASELINE_POINTS + MIN_RECENT_POINTS` points every statistic is null.
+ * - Change point: every split leaving at least `max(MIN_BASELINE_POINTS, ⌈10 % of n⌉)` points
+ *   before it and `max(MIN_RECENT_POINTS, ⌈2 % of n⌉)` from it on is a candidate. The chosen one
+ *   minimises the summed absolute deviation of each side from its own median: the best fit of one
+ *   change in median level (Laplace likelihood). It is exact at a clean step, one outlier cannot
+ *   move it, and it costs O(n log n) (running medians with sums in two heaps, forwards and
+ *   backwards). When the shift found is strong, the split then moves back over the run of
+ *   baseline-tail points already beyond the threshold in its direction, as long as the shift
+ *   measured from there still reaches the threshold. That run is the ramp of a step read through
+ *   rate(), or the start of a ramp, so `shiftAt` dates when the shift began.
+ * - Baseline: the points before the split. Recent: the points from it on.
+ * - Scale: `1.4826 × MAD` of the baseline (`1.2533 ×` its mean absolute deviation when the MAD is
+ *   0, as for an idle gauge that mostly repeats one value). It never drops below the series'
+ *   noise at the segment length: `1.4826 × median |x[i] − x[i−L]| / √2`, L = the least baseline
+ *   length, which one shift barely moves. So a short baseline of a slowly wandering series does not
+ *   look quiet. It also never drops below 1 % of |baseline median| (of the largest |value| when
+ *   that median is 0) nor below 1e-12. So a flat baseline followed by a real step scores high, a
+ *   flat series scores 0, and a change smaller than 1 % of the level never scores above 1.
+ * - Score: |recent median − baseline median| / scale, truncated to one decimal. Its sign gives the
+ *   direction (none at 0). It measures how far the level of the recent segment moved, not the
+ *   most extreme point, so a single-sample spike does not outrank a sustained shift. `shiftAt` is
+ *   the time of the first recent point (the chosen change point) exactly when the score reaches
+ *   `ANOMALY_Z_THRESHOLD`.
+ * - Not a level shift, so it scores low: a steady trend through the whole window (no change point;
+ *   a straight line scores under 3), and an excursion that returns to the old level in the window.
+ *   A shift that begins in the first 10 % of the window has too short a baseline: it is dated at
+ *   that edge, and one in the first 5 % is not found. One that holds for less than half of the
+ *   shortest recent segment (`max(3 points, 2 %)`) cannot move its median and is not found either.
  */
-export const ANOMALY_SCORING_VERSION = 'robust-z-v1';
-/** |robust z| above which a recent point counts as shifted (Iglewicz and Hoaglin's 3.5). */
+export const ANOMALY_SCORING_VERSION = 'robust-shift-v2';
+/** |robust z| of the recent level above which a series counts as shifted (Iglewicz and Hoaglin's 3.5). */
 export const ANOMALY_Z_THRESHOLD = 3.5;
 export const MIN_BASELINE_POINTS = 5;
 export const MIN_RECENT_POINTS = 3;
-/** Share of the window used as the baseline when no explicit split is given. */
+/** Least share of the series before a candidate split (on top of `MIN_BASELINE_POINTS`): a baseline long enough to hold the level and its spread. */
+export const MIN_BASELINE_FRACTION = 0.1;
+/** Least share of the series from a candidate split on (on top of `MIN_RECENT_POINTS`): short, so a shift that began just before the end of the window is found. */
+export const MIN_RECENT_FRACTION = 0.02;
+/** @deprecated The fixed split of `robust-z-v1` (first half of the window as baseline); `robust-shift-v2` searches the split per series. */
 export const BASELINE_FRACTION = 0.5;
 const MAD_TO_SIGMA = 1.4826;
+const MEAN_AD_TO_SIGMA = 1.253314;
 const RELATIVE_EPSILON = 0.01;
 const ABSOLUTE_EPSILON = 1e-12;
+/** Largest |epoch second| a Date holds (±8.64e15 ms). */
+const MAX_EPOCH_SECONDS = 8.64e12;
+/** Above this |value| the series is rescaled by a power of two first, so no sum overflows. */
+const RESCALE_ABOVE = 1e150;
 
 /** `[unix seconds, value]`, the Prometheus sample order. */
 export type TimedValue = readonly [number, number];
 
 export interface AnomalyScore {
+  /** Median of the baseline (the points before the chosen change point). */
   baselineMedian: number | null;
+  /** Median of the recent segment (the chosen change point and every later point). */
   recentMedian: number | null;
-  /** |robust z| of the most deviating recent point, truncated to one decimal. */
+  /** |recent median − baseline median| over the baseline's robust scale, truncated to one decimal. */
   anomalyScore: number | null;
-  /** Sign of that deviation; null when there is none or too few points. */
+  /** Sign of that shift; null when there is none or too few points. */
   direction: 'up' | 'down' | null;
-  /** ISO time the shift began: the first recent point reaching the threshold in that direction, or the start of its run when that run began before the split. */
+  /** ISO time the shift began (the chosen change point), set exactly when the score reaches the threshold. */
   shiftAt: string | null;
   /** recent median / baseline median; null when the baseline median is 0. */
   ratio: number | null;
@@ -50,64 +77,206 @@ export interface AnomalyScore {
 export const NO_ANOMALY_SCORE: AnomalyScore = { baselineMedian: null, recentMedian: null, anomalyScore: null, direction: null, shiftAt: null, ratio: null };
 
 export interface AnomalyWindow {
-  /** Unix seconds; the baseline ends at `start + BASELINE_FRACTION × (end − start)`. */
+  /** Unix seconds. The query window; `robust-shift-v2` searches the split on the series' own points and no longer reads it. */
   start: number;
   end: number;
 }
 
-/** Rounds to 6 decimals, the precision of every series statistic. */
+/** Rounds to 6 decimals, the precision of every series statistic (a value too large for that is returned as is). */
 export function round6(n: number): number {
-  return Math.round(n * 1e6) / 1e6;
+  const scaled = n * 1e6;
+  return Number.isFinite(scaled) ? Math.round(scaled) / 1e6 : n;
 }
 
-function median(sorted: readonly number[]): number {
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+/**
+ * Median of `a`, reordering it in place (quickselect, O(n)); the two middle values are halved
+ * before they are added, so the largest doubles do not overflow.
+ */
+function medianInPlace(a: Float64Array): number {
+  const k = a.length >> 1;
+  let lo = 0;
+  let hi = a.length - 1;
+  while (hi > lo) {
+    const x = a[lo];
+    const y = a[(lo + hi) >> 1];
+    const z = a[hi];
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i++] = a[j];
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  if (a.length % 2 === 1) return a[k];
+  let below = a[0];
+  for (let i = 1; i < k; i++) if (a[i] > below) below = a[i];
+  return below / 2 + a[k] / 2;
 }
-
-const ascending = (a: number, b: number) => a - b;
 
 /** |z| truncated to one decimal (the 1e-9 absorbs float noise), so `score >= threshold` holds exactly when `shiftAt` is set. */
 function scoreOf(z: number): number {
   return Math.floor(Math.abs(z) * 10 + 1e-9) / 10;
 }
 
-function robustScale(baseline: readonly number[], center: number, level: number): number {
-  const mad = median(baseline.map((v) => Math.abs(v - center)).sort(ascending));
-  return Math.max(mad * MAD_TO_SIGMA, RELATIVE_EPSILON * level, ABSOLUTE_EPSILON);
+/** Binary min-heap of doubles in a typed array, with the sum of what it holds. */
+class MinHeap {
+  private readonly items: Float64Array;
+  size = 0;
+  sum = 0;
+
+  constructor(capacity: number) {
+    this.items = new Float64Array(capacity);
+  }
+
+  top(): number {
+    return this.items[0];
+  }
+
+  push(x: number): void {
+    const items = this.items;
+    let i = this.size++;
+    this.sum += x;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (items[parent] <= x) break;
+      items[i] = items[parent];
+      i = parent;
+    }
+    items[i] = x;
+  }
+
+  pop(): number {
+    const items = this.items;
+    const top = items[0];
+    const last = items[--this.size];
+    this.sum -= top;
+    let i = 0;
+    for (let child = 1; child < this.size; child = 2 * i + 1) {
+      if (child + 1 < this.size && items[child + 1] < items[child]) child++;
+      if (items[child] >= last) break;
+      items[i] = items[child];
+      i = child;
+    }
+    items[i] = last;
+    return top;
+  }
 }
 
-export function scoreAnomaly(points: readonly TimedValue[], window?: AnomalyWindow): AnomalyScore {
-  const finite = points.filter(([t, v]) => Number.isFinite(t) && Number.isFinite(v)).sort((a, b) => a[0] - b[0]);
-  if (finite.length < MIN_BASELINE_POINTS + MIN_RECENT_POINTS) return NO_ANOMALY_SCORE;
-  const span = window ?? { start: finite[0][0], end: finite[finite.length - 1][0] };
-  const splitAt = span.start + BASELINE_FRACTION * (span.end - span.start);
-  const firstRecent = finite.findIndex(([t]) => t >= splitAt);
-  const cut = Math.max(MIN_BASELINE_POINTS, firstRecent === -1 ? finite.length : firstRecent);
-  const baseline = finite.slice(0, cut).map(([, v]) => v);
-  const recent = finite.slice(cut);
-  if (recent.length < MIN_RECENT_POINTS) return NO_ANOMALY_SCORE;
+/**
+ * Sum of |x − median| of the first k points for every k = 0..n (of the last k when `fromEnd`):
+ * the sum of the upper half minus the sum of the lower half (plus the median when k is odd), kept
+ * by a running median in two heaps.
+ */
+function l1Costs(values: Float64Array, fromEnd: boolean): Float64Array {
+  const n = values.length;
+  const lower = new MinHeap(n); // negated, so its top is the largest of the lower half
+  const upper = new MinHeap(n);
+  const costs = new Float64Array(n + 1);
+  for (let k = 1; k <= n; k++) {
+    const x = values[fromEnd ? n - k : k - 1];
+    if (lower.size === 0 || x <= -lower.top()) lower.push(-x);
+    else upper.push(x);
+    if (lower.size > upper.size + 1) upper.push(-lower.pop());
+    else if (upper.size > lower.size) lower.push(-upper.pop());
+    costs[k] = upper.sum + lower.sum + (lower.size > upper.size ? -lower.top() : 0);
+  }
+  return costs;
+}
 
-  const center = median([...baseline].sort(ascending));
-  const recentMedian = median(recent.map(([, v]) => v).sort(ascending));
-  const level = center !== 0 ? Math.abs(center) : finite.reduce((m, [, v]) => Math.max(m, Math.abs(v)), 0);
-  const scale = robustScale(baseline, center, level);
-  // z of every point; indices from `cut` on are the recent window.
-  const z = finite.map(([, v]) => (v - center) / scale);
-  let extreme = cut;
-  for (let i = cut + 1; i < z.length; i++) if (Math.abs(z[i]) > Math.abs(z[extreme])) extreme = i;
-  const score = scoreOf(z[extreme]);
-  const sign = score === 0 ? 0 : Math.sign(z[extreme]);
-  const beyond = (i: number) => Math.sign(z[i]) === sign && scoreOf(z[i]) >= ANOMALY_Z_THRESHOLD;
-  let shift = sign === 0 ? -1 : z.findIndex((_, i) => i >= cut && beyond(i));
-  if (shift === cut) while (shift > 0 && beyond(shift - 1)) shift--;
+/**
+ * The split of `values` with at least `first` points before it and `max(MIN_RECENT_POINTS,
+ * ⌈MIN_RECENT_FRACTION × n⌉)` from it on (there is one from 8 points on) that minimises the
+ * summed |x − median| of both sides, the first on a tie.
+ */
+function bestSplit(values: Float64Array, first: number): number {
+  const n = values.length;
+  const last = n - Math.max(MIN_RECENT_POINTS, Math.ceil(MIN_RECENT_FRACTION * n));
+  // Costs on values centred at their median, so a large level cancels less precision.
+  const mid = medianInPlace(values.slice());
+  const centred = values.map((v) => v - mid);
+  const before = l1Costs(centred, false);
+  const after = l1Costs(centred, true);
+  let cut = first;
+  for (let k = first + 1; k <= last; k++) if (before[k] + after[n - k] < before[cut] + after[n - cut]) cut = k;
+  return cut;
+}
+
+/** Robust spread of differences `lag` points apart, as a sigma of one point (a level shift moves only `lag` of them). */
+function lagNoise(values: Float64Array, lag: number): number {
+  const lagged = new Float64Array(values.length - lag);
+  for (let i = lag; i < values.length; i++) lagged[i - lag] = Math.abs(values[i] - values[i - lag]);
+  return (medianInPlace(lagged) * MAD_TO_SIGMA) / Math.SQRT2;
+}
+
+interface SplitStats {
+  center: number;
+  recentMedian: number;
+  scale: number;
+  /** Signed robust shift of the recent median. */
+  z: number;
+}
+
+/** Statistics of `values` split before index `cut`; `maxAbs` stands in for the level when the baseline median is 0. */
+function splitStats(values: Float64Array, cut: number, maxAbs: number, floor: number): SplitStats {
+  const center = medianInPlace(values.slice(0, cut));
+  const level = center !== 0 ? Math.abs(center) : maxAbs;
+  const recentMedian = medianInPlace(values.slice(cut));
+  const deviations = values.subarray(0, cut).map((v) => Math.abs(v - center));
+  // MAD is 0 when most of the baseline repeats one value (an idle gauge): the mean absolute deviation stands in.
+  const mean = deviations.reduce((sum, d) => sum + d, 0) / deviations.length;
+  const mad = medianInPlace(deviations);
+  const spread = mad > 0 ? mad * MAD_TO_SIGMA : mean * MEAN_AD_TO_SIGMA;
+  const scale = Math.max(spread, RELATIVE_EPSILON * level, floor);
+  return { center, recentMedian, scale, z: (recentMedian - center) / scale };
+}
+
+export function scoreAnomaly(points: readonly TimedValue[], _window?: AnomalyWindow): AnomalyScore {
+  const finite = points.filter(([t, v]) => Number.isFinite(v) && Math.abs(t) <= MAX_EPOCH_SECONDS).sort((a, b) => a[0] - b[0]);
+  const n = finite.length;
+  if (n < MIN_BASELINE_POINTS + MIN_RECENT_POINTS) return NO_ANOMALY_SCORE;
+  let maxAbs = 0;
+  for (const [, v] of finite) maxAbs = Math.max(maxAbs, Math.abs(v));
+  // A power of two, so rescaling is exact and the statistics scale back exactly.
+  const unit = maxAbs > RESCALE_ABOVE ? 2 ** Math.min(1023, Math.ceil(Math.log2(maxAbs))) : 1;
+  const values = Float64Array.from(finite, ([, v]) => v / unit);
+  const level = maxAbs / unit;
+  const first = Math.max(MIN_BASELINE_POINTS, Math.ceil(MIN_BASELINE_FRACTION * n));
+  const floor = Math.max(ABSOLUTE_EPSILON / unit, lagNoise(values, first));
+
+  let cut = bestSplit(values, first);
+  let stats = splitStats(values, cut, level, floor);
+  if (scoreOf(stats.z) >= ANOMALY_Z_THRESHOLD) {
+    // Follow the shift back over the baseline-tail points already beyond the threshold.
+    const sign = Math.sign(stats.z);
+    let start = cut;
+    while (start > first && Math.sign(values[start - 1] - stats.center) === sign && scoreOf((values[start - 1] - stats.center) / stats.scale) >= ANOMALY_Z_THRESHOLD) start--;
+    const earlier = start < cut ? splitStats(values, start, level, floor) : null;
+    if (earlier && Math.sign(earlier.z) === sign && scoreOf(earlier.z) >= ANOMALY_Z_THRESHOLD) {
+      stats = earlier;
+      cut = start;
+    }
+  }
+  const score = scoreOf(stats.z);
+  const sign = score === 0 ? 0 : Math.sign(stats.z);
+  const center = stats.center * unit;
+  const recentMedian = stats.recentMedian * unit;
+  const ratio = center !== 0 ? recentMedian / center : NaN;
   return {
     baselineMedian: round6(center),
     recentMedian: round6(recentMedian),
     anomalyScore: score,
     direction: sign > 0 ? 'up' : sign < 0 ? 'down' : null,
-    shiftAt: shift >= 0 ? new Date(finite[shift][0] * 1000).toISOString() : null,
-    ratio: center !== 0 ? round6(recentMedian / center) : null,
+    shiftAt: score >= ANOMALY_Z_THRESHOLD ? new Date(finite[cut][0] * 1000).toISOString() : null,
+    ratio: Number.isFinite(ratio) ? round6(ratio) : null,
   };
 }
 
