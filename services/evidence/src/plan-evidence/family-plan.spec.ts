@@ -12,7 +12,7 @@ const catalogOf = (names: string[], labelKeys: string[] = ['cluster', 'dbinstanc
   failureCode: null,
   metrics: names.map((name) => {
     const c = classifyMetric(name);
-    return { name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, labelKeys };
+    return { name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, unit: c.unit, labelKeys };
   }),
 });
 
@@ -51,7 +51,7 @@ describe('family planning over a discovered catalogue', () => {
 
   it('plans the asked family first, one metric per base name, the bad-direction statistic preferred, then context families', () => {
     const plan = planByFamily(request('How did the number of database connections compare with the connection limit?'), catalogOf(RDS));
-    expect(plan.drafts[0]).toMatchObject({ id: 'connections', family: 'connections', expression: 'max(aws_rds_database_connections_maximum{cluster="payments-prod"})' });
+    expect(plan.drafts[0]).toMatchObject({ id: 'connections', family: 'connections', expression: 'sum(aws_rds_database_connections_maximum{cluster="payments-prod"})' });
     expect(plan.drafts.filter((d) => d.family === 'connections')).toHaveLength(1);
     expect(plan.drafts.find((d) => d.family === 'storage_free')?.expression).toBe('min(aws_rds_free_storage_space_minimum{cluster="payments-prod"})');
     expect(plan.drafts.map((d) => d.family)).toEqual(expect.arrayContaining(['cpu', 'memory', 'iops', 'network', 'replication_lag', 'unknown']));
@@ -72,6 +72,15 @@ describe('family planning over a discovered catalogue', () => {
     expect(familyExpression(counter, 'cluster', 'x')).toBe('sum(rate(pg_stat_database_xact_commit_total{cluster="x"}[5m]))');
     expect(familyExpression(bucket, 'cluster', 'x')).toBe('histogram_quantile(0.99, sum by (le) (rate(tidb_server_handle_query_duration_seconds_bucket{cluster="x"}[5m])))');
     expect(familyExpression(cpu, 'cluster', 'x')).toBe('sum(rate(node_cpu_seconds_total{cluster="x",mode!="idle"}[5m]))');
+  });
+
+  it('groups the gauges of one family into one query, one series per metric name', () => {
+    const names = ['cpu_usr_core_1', 'cpu_usr_core_2', 'cpu_sys_core_1', 'AvgCpuUser', 'dbmsMeasuredCPU'];
+    const plan = planByFamily(request('How did CPU change?'), catalogOf(names, ['cluster']));
+    const cpu = plan.drafts.filter((d) => d.family === 'cpu');
+    expect(cpu).toHaveLength(1);
+    expect(cpu[0].expression).toMatch(/^max by \(__name__\) \(\{__name__=~"[A-Za-z0-9_|]+",cluster="payments-prod"\}\)$/);
+    expect(unboundSelectors(cpu[0].expression, 'cluster', 'payments-prod')).toEqual([]);
   });
 
   it('says which asked family the target has no metric for', () => {

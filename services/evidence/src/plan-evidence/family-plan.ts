@@ -23,12 +23,12 @@ const COMPANIONS: Partial<Record<MetricFamilyId, readonly MetricFamilyId[]>> = {
  * change came first and name a co-occurring anomaly as a red herring.
  */
 const CONTEXT_ORDER: readonly string[] = [
-  'statement_latency', 'statement_rate', 'cpu', 'connections', 'active_sessions', 'memory', 'swap', 'storage_free', 'storage_used', 'iops', 'io_throughput', 'io_latency',
-  'io_queue', 'network', 'replication_lag', 'wal', 'checkpoints', 'lock_waits', 'locks', 'deadlocks', 'errors', 'restarts', 'uptime', 'failover', 'maintenance',
-  'commits', 'rollbacks', 'cache_hit', 'rows_read', 'rows_written', 'connection_limit', 'storage_capacity',
+  'statement_latency', 'statement_rate', 'cpu', 'connections', 'connection_limit', 'active_sessions', 'memory', 'swap', 'storage_free', 'storage_used', 'iops', 'io_queue',
+  'io_latency', 'io_throughput', 'replication_lag', 'lock_waits', 'locks', 'deadlocks', 'restarts', 'uptime', 'availability', 'failover', 'wal', 'checkpoints', 'network',
+  'maintenance', 'errors', 'rows_read', 'rows_written', 'commits', 'rollbacks', 'cache_hit', 'io_credits', 'cpu_credits', 'iops_limit', 'storage_capacity',
 ];
-/** At most this many metrics no family knows, ranked after the known ones by the executor. */
-const MAX_UNKNOWN = 2;
+/** At most this many query units of metrics no family knows, ranked after the known ones by the executor. */
+const MAX_UNKNOWN = 1;
 const RATE_WINDOW = '5m';
 
 export interface FamilyDraft {
@@ -74,6 +74,12 @@ function candidates(metrics: readonly PlanningMetricV1[], family: string): Plann
   return sorted.filter((m) => (seen.has(baseOf(m.name)) ? false : (seen.add(baseOf(m.name)), true)));
 }
 
+/** Sum what partitions add up (connections by state, locks by mode); the worst side otherwise. */
+function aggregator(m: Pick<PlanningMetricV1, 'badDirection' | 'unit'>): 'sum' | 'min' | 'max' {
+  if (m.badDirection === 'down') return 'min';
+  return m.unit === 'count' && m.badDirection === 'up' ? 'sum' : 'max';
+}
+
 /** The PromQL of one metric bound to the frozen target by its exact label matcher. */
 export function familyExpression(m: PlanningMetricV1, label: string, target: string): string {
   // node_exporter-style CPU counters split by mode: busy time is everything but idle.
@@ -81,7 +87,38 @@ export function familyExpression(m: PlanningMetricV1, label: string, target: str
   const selector = `${m.name}{${label}="${target}"${extra}}`;
   if (m.aggregation === 'quantile') return `histogram_quantile(0.99, sum by (le) (rate(${selector}[${RATE_WINDOW}])))`;
   if (m.aggregation === 'rate') return `sum(rate(${selector}[${RATE_WINDOW}]))`;
-  return `${m.badDirection === 'down' ? 'min' : 'max'}(${selector})`;
+  return `${aggregator(m)}(${selector})`;
+}
+
+/**
+ * Several gauges of one family in one query, one series per metric name (`by (__name__)`), so a
+ * family with many metrics (per-core CPU, a dozen I/O counters) costs one entry of the batch and
+ * the executor ranks its series by how far each moved from its own baseline.
+ */
+export function groupedExpression(metrics: readonly PlanningMetricV1[], label: string, target: string): string {
+  if (metrics.length === 1) return familyExpression(metrics[0], label, target);
+  return `${aggregator(metrics[0])} by (__name__) ({__name__=~"${metrics.map((m) => m.name).join('|')}",${label}="${target}"})`;
+}
+
+/** Metrics of one gauge group, at most this many (the regex stays short and the result bounded). */
+const MAX_GROUP = 8;
+
+/** The query units of a family, best first: its gauges grouped by aggregator, then each counter or histogram alone. */
+function unitsOf(metrics: readonly PlanningMetricV1[], family: string): PlanningMetricV1[][] {
+  const all = candidates(metrics, family);
+  const groups = new Map<string, PlanningMetricV1[]>();
+  const singles: PlanningMetricV1[][] = [];
+  for (const m of all) {
+    if (m.aggregation !== 'value') {
+      singles.push([m]);
+      continue;
+    }
+    const key = aggregator(m);
+    const group = groups.get(key) ?? [];
+    if (group.length < MAX_GROUP) group.push(m);
+    groups.set(key, group);
+  }
+  return [...groups.values(), ...singles];
 }
 
 function slug(family: string, n: number): string {
@@ -94,28 +131,31 @@ function familyLabel(family: string): string {
 }
 
 /**
- * Picks at most 12 queries: one metric per asked family, a second one per asked family, then one
- * per context family and a few unknown metrics. A typed comparison plans only the first asked
- * family's metric, once per comparison window (the caller spreads it).
+ * Picks at most 12 queries: the first unit of every asked family, a second unit of each, then
+ * the first unit of each context family and one group of unknown metrics. A unit is a group of a
+ * family's gauges or one counter or histogram.
  */
 export function planByFamily(request: Pick<EvidenceRequestedV1, 'question' | 'target'>, catalog: PlanningCatalogV1, budget = MAX_QUERIES_PER_BATCH): FamilyPlan {
   const asked = askedFamilies(request.question);
   const label = catalog.targetLabel ?? 'cluster';
   const target = request.target ?? '';
-  const picked: PlanningMetricV1[] = [];
-  const take = (m: PlanningMetricV1 | undefined) => {
-    if (m && picked.length < budget && !picked.includes(m)) picked.push(m);
+  const picked: PlanningMetricV1[][] = [];
+  const take = (unit: PlanningMetricV1[] | undefined) => {
+    if (unit && unit.length > 0 && picked.length < budget && !picked.includes(unit)) picked.push(unit);
   };
   const present = new Set(catalog.metrics.map((m) => m.family));
-  for (const f of asked) take(candidates(catalog.metrics, f)[0]);
-  for (const f of asked) take(candidates(catalog.metrics, f)[1]);
-  for (const f of CONTEXT_ORDER) if (!asked.includes(f) && present.has(f)) take(candidates(catalog.metrics, f)[0]);
-  for (const m of candidates(catalog.metrics, 'unknown').slice(0, MAX_UNKNOWN)) take(m);
+  const units = new Map<string, PlanningMetricV1[][]>([...present].map((f) => [f, unitsOf(catalog.metrics, f)]));
+  for (const f of asked) take(units.get(f)?.[0]);
+  for (const f of asked) take(units.get(f)?.[1]);
+  for (const f of CONTEXT_ORDER) if (!asked.includes(f)) take(units.get(f)?.[0]);
+  for (const unit of (units.get('unknown') ?? []).slice(0, MAX_UNKNOWN)) take(unit);
   const counts = new Map<string, number>();
-  const drafts = picked.map((m) => {
-    const n = (counts.get(m.family) ?? 0) + 1;
-    counts.set(m.family, n);
-    return { id: slug(m.family, n), operation: 'promql_range' as const, expression: familyExpression(m, label, target), purpose: `${familyLabel(m.family)} (${m.name})`.slice(0, 300), family: m.family };
+  const drafts = picked.map((unit) => {
+    const family = unit[0].family;
+    const n = (counts.get(family) ?? 0) + 1;
+    counts.set(family, n);
+    const names = unit.map((m) => m.name).join(', ');
+    return { id: slug(family, n), operation: 'promql_range' as const, expression: groupedExpression(unit, label, target), purpose: `${familyLabel(family)} (${names})`.slice(0, 300), family };
   });
   // Companions (limits) are measured when present but are not "missing" when absent.
   const named = new Set<string>(familiesInText(request.question).map((f) => f.family));

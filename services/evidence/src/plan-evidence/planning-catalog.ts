@@ -19,6 +19,7 @@ export const PlanningMetricV1 = z.object({
   kind: z.enum(['counter', 'gauge', 'histogram', 'summary']),
   aggregation: z.enum(['rate', 'value', 'quantile']),
   badDirection: z.enum(['up', 'down', 'both']),
+  unit: z.string().default('unknown'),
   labelKeys: z.array(z.string()),
 });
 export type PlanningMetricV1 = z.infer<typeof PlanningMetricV1>;
@@ -30,6 +31,10 @@ export const PlanningCatalogV1 = z.object({
   truncated: z.boolean(),
   failureCode: z.string().nullable(),
   metrics: z.array(PlanningMetricV1),
+  /** What the target offers besides discovery (e.g. `sql`, `logs`); empty for old catalogues: metrics only. */
+  operations: z.array(z.string()).optional(),
+  /** The label every log stream selector must carry as `{<logsLabel>="<target>"}`; null: no logs. */
+  logsLabel: z.string().nullable().optional(),
 });
 export type PlanningCatalogV1 = z.infer<typeof PlanningCatalogV1>;
 
@@ -39,9 +44,11 @@ export function toPlanningCatalog(listed: EvidenceCatalogListedV1): PlanningCata
     targetLabel: listed.targetLabel,
     truncated: listed.truncated,
     failureCode: listed.failureCode,
+    operations: listed.operations,
+    logsLabel: listed.logsLabel,
     metrics: listed.metrics.map((m) => {
       const c = classifyMetric(m.name);
-      return { name: m.name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, labelKeys: m.labelKeys };
+      return { name: m.name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, unit: c.unit, labelKeys: m.labelKeys };
     }),
   };
 }

@@ -2,6 +2,8 @@ import type { EvidenceFactV1, PlannedQueryV1 } from '@aoc/contracts';
 import { classifyMetric } from '@aoc/metric-ontology';
 import { ANOMALY_Z_THRESHOLD, metricNamesOf, mostAnomalousIndex, SeriesSummarySchema, type QueryEvidence } from '@aoc/providers';
 import { z } from 'zod';
+import { materializeLogs } from './materialize-logs';
+import { materializePgStats } from './materialize-pg-stats';
 import { asSeriesResult, materializeStatements } from './materialize-statements';
 
 /** A package's series summary; results recorded before anomaly scoring lack its five fields. */
@@ -24,7 +26,8 @@ function hhmm(iso: string | null): string {
 
 function labelText(labels: Record<string, string>): string {
   const safe = Object.entries(labels).filter(([k]) => SAFE_LABELS.has(k));
-  return safe.map(([k, v]) => `${k}=${v}`).join(',');
+  const name = labels['__name__'] && /^[A-Za-z_:][A-Za-z0-9_:]*$/.test(labels['__name__']) ? [labels['__name__']] : [];
+  return [...name, ...safe.map(([k, v]) => `${k}=${v}`)].join(',');
 }
 
 /** The anomaly statistics of a series as fact attributes; a statistic the package could not compute is left out. */
@@ -55,7 +58,7 @@ function deviationText(s: SeriesSummary): string | null {
  * The metric family a query reads, from the first metric name of its PromQL (ontology
  * classification), so diagnosis rules reason over families whatever the exporter's names.
  */
-export function familyAttributes(planned: PlannedQueryV1 | undefined): Record<string, string> {
+export function familyAttributes(planned: PlannedQueryV1 | undefined, seriesName?: string): Record<string, string> {
   if (!planned || (planned.operation !== 'promql_range' && planned.operation !== 'promql_instant')) return {};
   let names: string[] = [];
   try {
@@ -63,7 +66,8 @@ export function familyAttributes(planned: PlannedQueryV1 | undefined): Record<st
   } catch {
     names = [];
   }
-  const name = names[0];
+  // A grouped query (`by (__name__)`) names each series' metric in its labels.
+  const name = seriesName ?? names[0];
   if (!name) return {};
   const c = classifyMetric(name);
   return { family: c.family, metric: name.slice(0, 200), badDirection: c.badDirection, unitKind: c.unit };
@@ -95,8 +99,9 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
       gaps.push(`${purpose} (${e.id}) could not be read: ${e.error_code ?? 'failed'}${e.detail_error ? ` (${e.detail_error.slice(0, 160)})` : ''}`);
       continue;
     }
-    // TopSQL and slow-query results (also when empty: no slow statement is a fact, not a gap).
-    const statements = materializeStatements(e.id, purpose, e.result);
+    // TopSQL and slow-query results, PostgreSQL statistics (`sql`) and log summaries (`logs`), also
+    // when empty: no slow statement, no blocked session or no error line is a fact, not a gap.
+    const statements = materializeStatements(e.id, purpose, e.result) ?? materializePgStats(e.id, purpose, e.result) ?? materializeLogs(e.id, purpose, e.result);
     if (statements) {
       facts.push(...statements.facts);
       observations.push(...statements.observations.map((text) => ({ text, score: -1 })));
@@ -131,7 +136,7 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
           mean: s.mean ?? 'n/a',
           maxAt: s.maxAt ?? 'n/a',
           points: s.points,
-          ...family,
+          ...(s.labels['__name__'] ? familyAttributes(planned, s.labels['__name__']) : family),
           ...anomalyAttributes(s),
         },
       });
