@@ -8,7 +8,38 @@ export const FAMILY_RULES_VERSION = 'family-rules-v1';
 export const DEVIATION_THRESHOLD = 3.5;
 
 /** Families that show the symptom a ticket reports; they are effects unless nothing else moved. */
-export const EFFECT_FAMILIES: readonly string[] = ['statement_latency', 'errors', 'availability'];
+export const EFFECT_FAMILIES: readonly string[] = ['statement_latency', 'errors', 'availability', 'rollbacks'];
+
+/**
+ * Common causal paths between families: among changes that start together, one that usually
+ * drives another is the cause and the other its effect (a path the red-herring rule also reads).
+ */
+export const DRIVES: Readonly<Record<string, readonly string[]>> = {
+  deadlocks: ['rollbacks', 'errors', 'lock_waits', 'statement_latency'],
+  lock_waits: ['active_sessions', 'connections', 'statement_latency', 'rollbacks'],
+  locks: ['lock_waits', 'active_sessions', 'statement_latency'],
+  wal: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'checkpoints', 'storage_used', 'storage_free', 'replication_lag'],
+  checkpoints: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'statement_latency'],
+  maintenance: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'cpu', 'rows_read', 'network', 'statement_latency'],
+  rows_written: ['wal', 'iops', 'io_throughput', 'checkpoints', 'replication_lag', 'storage_used'],
+  rows_read: ['cpu', 'iops', 'io_throughput', 'cache_hit', 'statement_latency'],
+  statement_rate: ['cpu', 'connections', 'active_sessions', 'rows_read', 'rows_written', 'commits', 'network', 'iops'],
+  commits: ['wal', 'iops', 'io_throughput', 'cpu'],
+  connections: ['memory', 'cpu', 'active_sessions'],
+  swap: ['io_latency', 'io_queue', 'iops', 'statement_latency'],
+  memory: ['swap', 'restarts', 'uptime', 'availability'],
+  restarts: ['uptime', 'availability', 'connections', 'errors', 'cache_hit'],
+  uptime: ['availability', 'connections', 'errors'],
+  failover: ['restarts', 'uptime', 'availability', 'connections', 'errors', 'replication_lag'],
+  iops: ['io_latency', 'io_queue', 'statement_latency'],
+  io_throughput: ['io_latency', 'io_queue'],
+  io_credits: ['iops', 'io_latency', 'io_queue'],
+  cpu_credits: ['cpu'],
+  cpu: ['statement_latency', 'active_sessions'],
+  network: ['statement_latency', 'errors'],
+  storage_free: ['errors', 'availability'],
+  replication_lag: [],
+};
 
 /** Changes that start within this share of the window (at least a minute) count as simultaneous. */
 export const SIMULTANEITY = { windowShare: 0.03, minMs: 60_000 };
@@ -18,8 +49,8 @@ export const RECOVERED_WITHIN = 0.25;
 
 /** A family approaching the family that bounds it (both measured): peak / limit at or above `ratio`. */
 export const LIMITS: readonly { family: string; limit: string; ratio: number }[] = [
-  { family: 'connections', limit: 'connection_limit', ratio: 0.9 },
-  { family: 'active_sessions', limit: 'connection_limit', ratio: 0.9 },
+  { family: 'connections', limit: 'connection_limit', ratio: 0.85 },
+  { family: 'active_sessions', limit: 'connection_limit', ratio: 0.85 },
   { family: 'storage_used', limit: 'storage_capacity', ratio: 0.95 },
   { family: 'iops', limit: 'iops_limit', ratio: 0.9 },
 ];

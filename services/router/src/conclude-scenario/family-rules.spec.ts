@@ -110,6 +110,27 @@ describe('family mechanism rules', () => {
     expect(c?.statement).toMatch(/^Not determined: the provider returned no replica lag data/i);
   });
 
+  it('a general symptom without its own metric (slowness, no latency series) is still explained by what moved, saying the link is not measured', () => {
+    const c = concludeByFamily([fact('cpu', { family: 'cpu', first: 20, last: 99, min: 20, max: 99, score: 30, direction: 'up', shiftAt: '13:30' })], ['statement_latency'], WINDOW, { strict: false });
+    expect(c).toMatchObject({ kind: 'cause', family: 'cpu', unmeasured: ['statement_latency'] });
+  });
+
+  it('among simultaneous changes the one that drives the other leads (deadlocks before rollbacks)', () => {
+    const c = concludeByFamily(
+      [
+        fact('rollbacks', { family: 'rollbacks', first: 2, last: 40, min: 2, max: 45, score: 90, direction: 'up', shiftAt: '13:30' }),
+        fact('deadlocks', { family: 'deadlocks', first: 0, last: 3, min: 0, max: 4, score: 9, direction: 'up', shiftAt: '13:30' }),
+        fact('wal', { family: 'wal', first: 5, last: 50, min: 5, max: 55, score: 40, direction: 'up', shiftAt: '13:31' }),
+        fact('iops', { family: 'iops', first: 300, last: 3000, min: 300, max: 3100, score: 60, direction: 'up', shiftAt: '13:31' }),
+      ],
+      ['deadlocks'],
+      WINDOW,
+    );
+    expect(c).toMatchObject({ kind: 'cause', family: 'deadlocks' });
+    const w = concludeByFamily([fact('wal', { family: 'wal', first: 5, last: 50, min: 5, max: 55, score: 40, direction: 'up', shiftAt: '13:31' }), fact('iops', { family: 'iops', first: 300, last: 3000, min: 300, max: 3100, score: 60, direction: 'up', shiftAt: '13:31' })], ['wal'], WINDOW);
+    expect(w).toMatchObject({ kind: 'cause', family: 'wal' });
+  });
+
   it('nothing deviating, with the needed family measured, is a healthy reading with the values', () => {
     const c = concludeByFamily([flat('latency', 'statement_latency', 0.02), flat('qps', 'statement_rate', 80)], ['statement_latency', 'statement_rate'], WINDOW);
     expect(c).toMatchObject({ kind: 'healthy' });

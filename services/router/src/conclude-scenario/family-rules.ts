@@ -1,6 +1,6 @@
 import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
 import { isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
-import { DEVIATION_THRESHOLD, EFFECT_FAMILIES, FAMILY_ADVICE, FLOORS, LIMITS, RECOVERED_WITHIN, SIMULTANEITY } from './family-rules.data';
+import { DEVIATION_THRESHOLD, DRIVES, EFFECT_FAMILIES, FAMILY_ADVICE, FLOORS, LIMITS, RECOVERED_WITHIN, SIMULTANEITY } from './family-rules.data';
 
 /** The lead series of one metric query, as the family rules read it. */
 export interface FamilySignal {
@@ -37,6 +37,8 @@ export type FamilyConclusion =
       severity: Severity;
       counter: string[];
       recovered: boolean;
+      /** Families the scenario needs that were not measured (the cause is named from the others). */
+      unmeasured: string[];
     };
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -47,18 +49,18 @@ const time = (v: unknown): number | null => {
   return Number.isFinite(t) ? t : null;
 };
 
-/** The lead (first) series of every metric query that carries a family. */
+/** Every metric series the executor materialised (a query's top series and its most anomalous one), once each. */
 export function familySignals(facts: readonly EvidenceFactV1[]): FamilySignal[] {
   const out = new Map<string, FamilySignal>();
   for (const f of facts) {
-    if (f.kind !== 'metric_summary' || out.has(f.queryId)) continue;
+    if (f.kind !== 'metric_summary' || out.has(`${f.queryId}\n${f.subject}`)) continue;
     const a = f.attributes;
     const family = str(a['family']) ?? 'unknown';
     const baseline = num(a['baselineMedian']);
     const recent = num(a['recentMedian']);
     const bad = str(a['badDirection']);
     const direction = str(a['direction']);
-    out.set(f.queryId, {
+    out.set(`${f.queryId}\n${f.subject}`, {
       queryId: f.queryId,
       family,
       metric: str(a['metric']) ?? f.queryId,
@@ -168,25 +170,32 @@ const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(
 const advice = (family: string) => FAMILY_ADVICE[family] ?? FAMILY_ADVICE['default'];
 
 /**
- * Conclusion over families: missing evidence first (never a conclusion from absence), then a
+ * Conclusion over families: missing evidence first (never a conclusion from absence; a general
+ * symptom such as slowness may still be explained by the other measured families), then a
  * healthy reading when nothing deviates, else the earliest sustained change (a limit or floor
  * reached outranks a plain deviation among simultaneous ones) is the candidate cause; changes that
  * start after the symptom are named as effects or red herrings; a cause back to normal by the end
  * of the window is reported as recovered, not active.
  */
-export function concludeByFamily(facts: readonly EvidenceFactV1[], needed: readonly string[], window: { from: string; to: string } | null): FamilyConclusion | null {
+export function concludeByFamily(
+  facts: readonly EvidenceFactV1[],
+  needed: readonly string[],
+  window: { from: string; to: string } | null,
+  options: { strict?: boolean } = {},
+): FamilyConclusion | null {
   const signals = familySignals(facts);
   const measured = new Set(signals.map((s) => s.family));
   const missing = needed.filter((f) => !measured.has(f));
   const classified = signals.every((s) => s.classified);
-  if (classified && needed.length > 0 && missing.length === needed.length) {
+  const findings: Finding[] = signals
+    .map((s) => ({ signal: s, exhausted: limitFinding(s, signals), start: s.shiftAt }))
+    .filter((f) => f.exhausted !== null || deviatesBadly(f.signal));
+  // Nothing the scenario needs was measured: say what is missing (for a general symptom, only when nothing else moved).
+  if (classified && needed.length > 0 && missing.length === needed.length && (options.strict !== false || findings.length === 0)) {
     const others = signals.length > 0 ? ` (it does hold ${[...measured].map(familyLabel).slice(0, 5).join(', ')})` : '';
     return { kind: 'missing', missing, statement: `Not determined: the provider returned no ${missing.map(familyLabel).join(' or ')} data for this target in the window${others}, so this cause can be neither confirmed nor ruled out.` };
   }
   if (signals.length === 0) return null;
-  const findings: Finding[] = signals
-    .map((s) => ({ signal: s, exhausted: limitFinding(s, signals), start: s.shiftAt }))
-    .filter((f) => f.exhausted !== null || deviatesBadly(f.signal));
   if (findings.length === 0) {
     // Healthy needs the signals to have been assessed against their own baseline.
     if (!signals.some((s) => s.score !== null)) return null;
@@ -199,8 +208,20 @@ export function concludeByFamily(facts: readonly EvidenceFactV1[], needed: reado
   const pool = causes.length > 0 ? causes : findings;
   const earliest = Math.min(...pool.map((f) => f.start ?? Number.POSITIVE_INFINITY));
   const simultaneous = pool.filter((f) => (f.start ?? Number.POSITIVE_INFINITY) <= earliest + tolerance || f.exhausted !== null);
-  const lead = [...simultaneous].sort((a, b) => Number(b.exhausted !== null) - Number(a.exhausted !== null) || (b.signal.score ?? 0) - (a.signal.score ?? 0))[0] ?? pool[0];
-  const symptoms = findings.filter((f) => f !== lead && (EFFECT_FAMILIES.includes(f.signal.family) || needed.includes(f.signal.family)));
+  const drives = (a: Finding, b: Finding) => (DRIVES[a.signal.family] ?? []).includes(b.signal.family);
+  // Among simultaneous changes: an exhausted limit first, then one no other change drives, then one
+  // of the families the scenario is about, then the largest shift.
+  const driven = (f: Finding) => simultaneous.some((g) => g !== f && g.signal.family !== f.signal.family && drives(g, f) && !drives(f, g));
+  const asked = (f: Finding) => needed.includes(f.signal.family);
+  const lead =
+    [...simultaneous].sort(
+      (a, b) =>
+        Number(b.exhausted !== null) - Number(a.exhausted !== null) ||
+        Number(driven(a)) - Number(driven(b)) ||
+        Number(asked(b)) - Number(asked(a)) ||
+        (b.signal.score ?? 0) - (a.signal.score ?? 0),
+    )[0] ?? pool[0];
+  const symptoms = findings.filter((f) => f !== lead && (EFFECT_FAMILIES.includes(f.signal.family) || needed.includes(f.signal.family) || f.signal.family === lead.signal.family));
   const symptomStart = Math.min(lead.start ?? Number.POSITIVE_INFINITY, ...symptoms.map((f) => f.start ?? Number.POSITIVE_INFINITY));
   const later = findings.filter((f) => f !== lead && f.start !== null && f.start > symptomStart + tolerance && !symptoms.includes(f));
   const counter = later
@@ -210,9 +231,11 @@ export function concludeByFamily(facts: readonly EvidenceFactV1[], needed: reado
   const change = lead.exhausted ?? describeChange(lead.signal);
   const order = pool.length > 1 && lead.start !== null && !later.includes(lead) ? '; it is the earliest sustained change among the measured signals' : '';
   const recoveredText = back ? ` It was back to ${formatValue(lead.signal.last, lead.signal.unit)} by the end of the window: the incident has recovered and is not active now.` : '';
+  const unmeasured = missing.length === needed.length && needed.length > 0 ? missing : [];
   return {
     kind: 'cause',
     family: lead.signal.family,
+    unmeasured,
     statement: capitalised(`${change}${order}.${recoveredText}`),
     // A metric no family knows can lead, but only weakly: its link to the symptom is unknown.
     strength: lead.exhausted !== null ? 'strong' : lead.signal.family === 'unknown' ? 'weak' : 'moderate',

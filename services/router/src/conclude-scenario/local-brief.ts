@@ -13,9 +13,10 @@ export interface ThreadView {
   window?: { from: string; to: string } | null;
 }
 
-/** Families the scenario's playbook needs (none for general health). */
-function neededFamilies(scenario: string): string[] {
-  return ([...SCENARIO_CATALOG, GENERAL_HEALTH].find((p) => p.scenario === scenario)?.families ?? []).slice();
+/** Families the scenario's playbook needs (none for general health), and whether their absence blocks a conclusion. */
+function neededFamilies(scenario: string): { families: string[]; strict: boolean } {
+  const playbook = [...SCENARIO_CATALOG, GENERAL_HEALTH].find((p) => p.scenario === scenario);
+  return { families: (playbook?.families ?? []).slice(), strict: playbook ? !playbook.generalSymptom : false };
 }
 
 /** The family a legacy (query-id) rule is about: that of the first query its conditions read. */
@@ -150,7 +151,8 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
       undetermined: cap(undetermined, fired.openLink ? [fired.openLink.slice(0, 500)] : []),
     };
   }
-  const byFamily = concludeByFamily(evidence.facts, neededFamilies(thread.scenario), thread.window ?? null);
+  const needed = neededFamilies(thread.scenario);
+  const byFamily = concludeByFamily(evidence.facts, needed.families, thread.window ?? null, { strict: needed.strict });
   const empty = emptyFamilies(evidence.facts).map((f) => `no ${familyLabel(f)} data: the query for it returned no series for the window`);
   if (byFamily) return familyBrief(thread, evidence, byFamily, { observations, counter, severity, undetermined: [...empty, ...undetermined] });
   const deviating = mostAnomalous(evidence.facts);
@@ -211,6 +213,6 @@ function familyBrief(thread: ThreadView, evidence: EvidenceView, c: FamilyConclu
     leadingMechanism: { statement: c.statement.slice(0, 500), strength: c.strength, openLink: c.openLink.slice(0, 500), family: c.family },
     mitigationOrHandoff: c.mitigation.slice(0, 1000),
     severity: parts.severity === 'medium' ? c.severity : parts.severity,
-    undetermined: cap(parts.undetermined, [c.openLink]),
+    undetermined: cap([...c.unmeasured.map((f) => `no ${familyLabel(f)} data for this target: the link to the reported symptom is not measured`), ...parts.undetermined], [c.openLink]),
   };
 }

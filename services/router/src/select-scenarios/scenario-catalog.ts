@@ -9,6 +9,12 @@ export interface ScenarioPlaybook {
   signals: string[];
   /** Metric-ontology families the scenario needs: when none of them returned data, the brief says so instead of concluding. */
   families: string[];
+  /**
+   * The families are a general symptom (slowness, an alarm): without them a cause may still be
+   * named from the other measured families. Otherwise (lag, storage, connections) their absence
+   * leaves the scenario undetermined.
+   */
+  generalSymptom?: boolean;
   hypothesis: string;
   strongestAlternative: string;
   question: string;
@@ -22,6 +28,7 @@ export const SCENARIO_CATALOG: readonly ScenarioPlaybook[] = [
     scenario: 'latency-regression',
     signals: ['latency', 'slow*', 'p99', 'p95', 'timeout*', 'timing out', 'time out', 'response time', 'duration'],
     families: ['statement_latency', 'statement_rate'],
+    generalSymptom: true,
     hypothesis: 'query latency rose because of a workload or resource change on the cluster',
     strongestAlternative: 'latency seen by the client comes from the network or the application, not the database',
     question: 'How did query duration percentiles, QPS, the top statements by total time and the slow statements by digest change across the window?',
@@ -58,6 +65,7 @@ export const SCENARIO_CATALOG: readonly ScenarioPlaybook[] = [
     scenario: 'error-spike',
     signals: ['error*', 'failed', 'failure*', 'exception*', '5xx', 'aborted'],
     families: ['errors'],
+    generalSymptom: true,
     hypothesis: 'a component failed or restarted',
     strongestAlternative: 'the errors are client-side (bad requests, auth) and the cluster is healthy',
     question: 'Which error counts, restarts and component health changes occurred during the window?',
@@ -119,7 +127,7 @@ export const SCENARIO_CATALOG: readonly ScenarioPlaybook[] = [
   },
   {
     scenario: 'failover-restart',
-    signals: ['failover', 'failed over', 'fail over', 'switchover', 'restart*', 'reboot*', 'crash*', 'went down', 'was down', 'outage', 'unavailable', 'primary changed', 'promoted', 'connection reset'],
+    signals: ['failover', 'failed over', 'fail over', 'switchover', 'restart*', 'reboot*', 'crash*', 'went down', 'was down', 'outage', 'unavailable', 'primary changed', 'promoted', 'connection reset', 'disconnect*', 'dropped', 'reconnect*', 'lost connection*', 'connection lost', 'connections dropped'],
     families: ['uptime', 'restarts', 'failover', 'availability'],
     hypothesis: 'the database restarted or failed over to another node, dropping connections for a while',
     strongestAlternative: 'the database stayed up and clients lost connections for a network or client reason',
