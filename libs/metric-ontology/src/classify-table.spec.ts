@@ -23,9 +23,10 @@ describe('classifyMetric over the DBSherlock columns', () => {
     expect(c.source).toBe('dbseer');
   });
 
-  it('leaves only Epoch and dbmsPageSize without a family', () => {
+  // File handles and inodes follow activity, not memory pressure: they stay unclassified on purpose.
+  it('leaves only Epoch, dbmsPageSize and the kernel object tables without a family', () => {
     const unknown = DBSHERLOCK_COLUMNS.map(([raw]) => sanitizeMetricName(raw)).filter((n) => classifyMetric(n).family === 'unknown');
-    expect(unknown).toEqual(['Epoch', 'dbmsPageSize']);
+    expect(unknown).toEqual(['Epoch', 'osAllocatedFileHandlers', 'osAllocatedINodes', 'dbmsPageSize']);
     expect(DBSHERLOCK_COLUMNS).toHaveLength(94);
   });
 

@@ -30,13 +30,16 @@
  *   most extreme point, so a single-sample spike does not outrank a sustained shift. `shiftAt` is
  *   the time of the first recent point (the chosen change point) exactly when the score reaches
  *   `ANOMALY_Z_THRESHOLD`.
+ * - Excursions: a segment that ends before the last point (an incident that began and ended in the
+ *   window) is scored against everything outside it; when its shift is larger than the best single
+ *   split's, it describes the series (`recentMedian` is then the segment's level, `shiftAt` its start).
  * - Not a level shift, so it scores low: a steady trend through the whole window (no change point;
- *   a straight line scores under 3), and an excursion that returns to the old level in the window.
+ *   a straight line scores under 3).
  *   A shift that begins in the first 10 % of the window has too short a baseline: it is dated at
  *   that edge, and one in the first 5 % is not found. One that holds for less than half of the
  *   shortest recent segment (`max(3 points, 2 %)`) cannot move its median and is not found either.
  */
-export const ANOMALY_SCORING_VERSION = 'robust-shift-v2';
+export const ANOMALY_SCORING_VERSION = 'robust-shift-v3';
 /** |robust z| of the recent level above which a series counts as shifted (Iglewicz and Hoaglin's 3.5). */
 export const ANOMALY_Z_THRESHOLD = 3.5;
 export const MIN_BASELINE_POINTS = 5;
@@ -239,6 +242,49 @@ function splitStats(values: Float64Array, cut: number, maxAbs: number, floor: nu
   return { center, recentMedian, scale, z: (recentMedian - center) / scale };
 }
 
+/** Candidate boundaries of an excursion: at most this many, evenly spread (so the search stays bounded). */
+const EXCURSION_GRID = 48;
+/** Before and after an excursion the levels differ by at most this share of its own shift. */
+const RETURN_TOLERANCE = 0.25;
+
+/**
+ * The segment [start, end) that ends before the last point and deviates most from the rest: an
+ * incident that began and ended inside the window (`robust-shift-v2` + excursions). Its level is
+ * the segment's median against the median and robust scale of everything outside it, which must
+ * hold the baseline minimum before the segment and at least as many points after it as the
+ * shortest recent segment. Boundaries come from a grid of `EXCURSION_GRID` positions.
+ */
+function bestExcursion(values: Float64Array, first: number, level: number, floor: number): { start: number; stats: SplitStats } | null {
+  const n = values.length;
+  const minLength = Math.max(MIN_RECENT_POINTS, Math.ceil(MIN_RECENT_FRACTION * n));
+  const step = Math.max(1, Math.ceil(n / EXCURSION_GRID));
+  let best: { start: number; stats: SplitStats } | null = null;
+  for (let a = first; a < n - 2 * minLength; a += step) {
+    for (let b = a + minLength; b <= n - minLength; b += step) {
+      const outside = new Float64Array(n - (b - a));
+      outside.set(values.subarray(0, a));
+      outside.set(values.subarray(b), a);
+      const segment = values.subarray(a, b);
+      const stats = segmentStats(outside, segment, level, floor);
+      if (best && Math.abs(stats.z) <= Math.abs(best.stats.z)) continue;
+      // An excursion returns to the level it left: before and after it the series agrees.
+      const before = medianInPlace(values.slice(0, a));
+      const after = medianInPlace(values.slice(b));
+      if (Math.abs(before - after) > RETURN_TOLERANCE * Math.abs(stats.recentMedian - stats.center)) continue;
+      best = { start: a, stats };
+    }
+  }
+  return best;
+}
+
+/** Statistics of a segment against the points outside it (the same scale rules as a split). */
+function segmentStats(outside: Float64Array, segment: Float64Array, maxAbs: number, floor: number): SplitStats {
+  const joined = new Float64Array(outside.length + segment.length);
+  joined.set(outside);
+  joined.set(segment, outside.length);
+  return splitStats(joined, outside.length, maxAbs, floor);
+}
+
 export function scoreAnomaly(points: readonly TimedValue[], _window?: AnomalyWindow): AnomalyScore {
   const finite = points.filter(([t, v]) => Number.isFinite(v) && Math.abs(t) <= MAX_EPOCH_SECONDS).sort((a, b) => a[0] - b[0]);
   const n = finite.length;
@@ -265,6 +311,14 @@ export function scoreAnomaly(points: readonly TimedValue[], _window?: AnomalyWin
       cut = start;
     }
   }
+  // An incident that ended inside the window is an excursion, not a shift of the last level:
+  // the one with the larger robust shift describes the series.
+  const excursion = bestExcursion(values, first, level, floor);
+  let shiftIndex = cut;
+  if (excursion && Math.abs(excursion.stats.z) > Math.abs(stats.z)) {
+    stats = excursion.stats;
+    shiftIndex = excursion.start;
+  }
   const score = scoreOf(stats.z);
   const sign = score === 0 ? 0 : Math.sign(stats.z);
   const center = stats.center * unit;
@@ -275,7 +329,7 @@ export function scoreAnomaly(points: readonly TimedValue[], _window?: AnomalyWin
     recentMedian: round6(recentMedian),
     anomalyScore: score,
     direction: sign > 0 ? 'up' : sign < 0 ? 'down' : null,
-    shiftAt: score >= ANOMALY_Z_THRESHOLD ? new Date(finite[cut][0] * 1000).toISOString() : null,
+    shiftAt: score >= ANOMALY_Z_THRESHOLD ? new Date(finite[shiftIndex][0] * 1000).toISOString() : null,
     ratio: Number.isFinite(ratio) ? round6(ratio) : null,
   };
 }

@@ -29,6 +29,7 @@ const input = (over: Partial<DiagnosticInputV1> = {}): DiagnosticInputV1 => ({
   hypothesis: 'Suspect a component ran out of CPU: the ticket mentions "cpu".',
   strongestAlternative: 'requests queue on I/O or locks while CPU is not the limit',
   window: WINDOW,
+  reportedOnset: null,
   round: 0,
   refinementAvailable: true,
   refinementKinds: ['prior_7_daily_same_clock'],

@@ -36,6 +36,8 @@ export const DiagnosticInputV1 = z.object({
   hypothesis: z.string(),
   strongestAlternative: z.string(),
   window: TimeWindow,
+  /** When the customer says the problem started (inside the window), or null. */
+  reportedOnset: z.string().nullable().default(null),
   round: z.number().int().min(0).max(1),
   refinementAvailable: z.boolean(),
   refinementKinds: z.array(z.string()),

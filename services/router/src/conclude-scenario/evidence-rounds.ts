@@ -69,6 +69,7 @@ export function diagnosticInput(thread: ScenarioThreadEntity, rounds: EvidenceRo
     hypothesis: thread.hypothesis,
     strongestAlternative: thread.strongestAlternative,
     window: thread.window ?? { from: new Date(0).toISOString(), to: new Date(1).toISOString() },
+    reportedOnset: thread.reportedOnset ? new Date(thread.reportedOnset).toISOString() : null,
     round: thread.round,
     refinementAvailable: thread.round === 0 && thread.provider !== 'none' && thread.window !== null,
     refinementKinds: [...new Set(REFINEMENT_RULES.filter((r) => r.scenario === thread.scenario).map((r) => r.kind))],

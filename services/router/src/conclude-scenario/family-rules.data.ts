@@ -44,6 +44,9 @@ export const DRIVES: Readonly<Record<string, readonly string[]>> = {
 /** Changes that start within this share of the window (at least a minute) count as simultaneous. */
 export const SIMULTANEITY = { windowShare: 0.03, minMs: 60_000 };
 
+/** Changes starting this long before to this long after the customer's reported onset count as "around" it. */
+export const ONSET_WINDOW = { beforeMs: 3 * 60_000, afterMs: 15 * 60_000 };
+
 /** A series is back to normal when its last value is within this share of its excursion from the baseline. */
 export const RECOVERED_WITHIN = 0.25;
 

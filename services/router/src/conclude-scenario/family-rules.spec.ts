@@ -142,6 +142,15 @@ describe('family mechanism rules', () => {
     expect(concludeByFamily([unscored], ['cpu'], WINDOW)).toBeNull();
   });
 
+  it("prefers a change around the customer's reported onset over one already under way long before", () => {
+    const facts = [
+      fact('rows', { family: 'rows_read', first: 300, last: 900, min: 290, max: 950, score: 30, direction: 'up', shiftAt: '13:10' }),
+      fact('cpu', { family: 'cpu', unit: 'percent', first: 5, last: 5, min: 4, max: 62, score: 20, direction: 'up', shiftAt: '13:31' }),
+    ];
+    expect(concludeByFamily(facts, ['statement_latency'], WINDOW, { strict: false })).toMatchObject({ family: 'rows_read' });
+    expect(concludeByFamily(facts, ['statement_latency'], WINDOW, { strict: false, onset: Date.parse(at('13:30')) })).toMatchObject({ family: 'cpu' });
+  });
+
   it('formats values in customer units', () => {
     expect(formatValue(5 * 2 ** 30, 'bytes')).toBe('5 GiB');
     expect(formatValue(0.138, 'seconds')).toBe('138 ms');

@@ -1,6 +1,6 @@
 import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
 import { isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
-import { DEVIATION_THRESHOLD, DRIVES, EFFECT_FAMILIES, FAMILY_ADVICE, FLOORS, LIMITS, RECOVERED_WITHIN, SIMULTANEITY } from './family-rules.data';
+import { DEVIATION_THRESHOLD, DRIVES, EFFECT_FAMILIES, FAMILY_ADVICE, FLOORS, LIMITS, ONSET_WINDOW, RECOVERED_WITHIN, SIMULTANEITY } from './family-rules.data';
 
 /** The lead series of one metric query, as the family rules read it. */
 export interface FamilySignal {
@@ -181,7 +181,7 @@ export function concludeByFamily(
   facts: readonly EvidenceFactV1[],
   needed: readonly string[],
   window: { from: string; to: string } | null,
-  options: { strict?: boolean } = {},
+  options: { strict?: boolean; onset?: number | null } = {},
 ): FamilyConclusion | null {
   const signals = familySignals(facts);
   const measured = new Set(signals.map((s) => s.family));
@@ -205,7 +205,12 @@ export function concludeByFamily(
   const span = window ? Date.parse(window.to) - Date.parse(window.from) : 3_600_000;
   const tolerance = Math.max(SIMULTANEITY.minMs, SIMULTANEITY.windowShare * span);
   const causes = findings.filter((f) => !EFFECT_FAMILIES.includes(f.signal.family));
-  const pool = causes.length > 0 ? causes : findings;
+  // The customer's onset: changes that begin around it explain a new problem better than ones
+  // already under way long before (a limit or floor reached is always a candidate).
+  const onset = options.onset ?? null;
+  const aroundOnset = (f: Finding) => f.exhausted !== null || onset === null || f.start === null || (f.start >= onset - ONSET_WINDOW.beforeMs && f.start <= onset + ONSET_WINDOW.afterMs);
+  const candidates = causes.filter(aroundOnset);
+  const pool = candidates.length > 0 ? candidates : causes.length > 0 ? causes : findings;
   const earliest = Math.min(...pool.map((f) => f.start ?? Number.POSITIVE_INFINITY));
   const simultaneous = pool.filter((f) => (f.start ?? Number.POSITIVE_INFINITY) <= earliest + tolerance || f.exhausted !== null);
   const drives = (a: Finding, b: Finding) => (DRIVES[a.signal.family] ?? []).includes(b.signal.family);
@@ -219,6 +224,7 @@ export function concludeByFamily(
         Number(b.exhausted !== null) - Number(a.exhausted !== null) ||
         Number(driven(a)) - Number(driven(b)) ||
         Number(asked(b)) - Number(asked(a)) ||
+        Number(a.signal.family === 'unknown') - Number(b.signal.family === 'unknown') ||
         (b.signal.score ?? 0) - (a.signal.score ?? 0),
     )[0] ?? pool[0];
   const symptoms = findings.filter((f) => f !== lead && (EFFECT_FAMILIES.includes(f.signal.family) || needed.includes(f.signal.family) || f.signal.family === lead.signal.family));

@@ -11,6 +11,8 @@ export interface ThreadView {
   strongestAlternative: string;
   /** The frozen window; the family rules use it to tell simultaneous changes apart. */
   window?: { from: string; to: string } | null;
+  /** When the customer says the problem started (ISO time or Date), or null. */
+  reportedOnset?: string | Date | null;
 }
 
 /** Families the scenario's playbook needs (none for general health), and whether their absence blocks a conclusion. */
@@ -152,7 +154,8 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
     };
   }
   const needed = neededFamilies(thread.scenario);
-  const byFamily = concludeByFamily(evidence.facts, needed.families, thread.window ?? null, { strict: needed.strict });
+  const onset = thread.reportedOnset ? new Date(thread.reportedOnset).getTime() : null;
+  const byFamily = concludeByFamily(evidence.facts, needed.families, thread.window ?? null, { strict: needed.strict, onset });
   const empty = emptyFamilies(evidence.facts).map((f) => `no ${familyLabel(f)} data: the query for it returned no series for the window`);
   if (byFamily) return familyBrief(thread, evidence, byFamily, { observations, counter, severity, undetermined: [...empty, ...undetermined] });
   const deviating = mostAnomalous(evidence.facts);

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Provider inventories, for resolving the targets a ticket names, and why a run got no target. */
+/** Provider inventories, for resolving the targets a ticket names; why a run got no target; the onset a ticket reports. */
 export class RouterProviderInventories1764900000000 implements MigrationInterface {
   name = 'RouterProviderInventories1764900000000';
 
@@ -14,9 +14,11 @@ export class RouterProviderInventories1764900000000 implements MigrationInterfac
       "listed_at" timestamptz NOT NULL
     )`);
     await q.query(`ALTER TABLE "router"."runs" ADD "targeting" jsonb`);
+    await q.query(`ALTER TABLE "router"."scenario_threads" ADD "reported_onset" timestamptz`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE "router"."scenario_threads" DROP COLUMN "reported_onset"`);
     await q.query(`ALTER TABLE "router"."runs" DROP COLUMN "targeting"`);
     await q.query(`DROP TABLE "router"."provider_inventories"`);
   }

@@ -81,4 +81,8 @@ export class ScenarioThreadEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   window!: TimeWindow | null;
+
+  /** When the customer says the problem started, inside the window (a ticket fact, not a hypothesis). */
+  @Column({ name: 'reported_onset', type: 'timestamptz', nullable: true })
+  reportedOnset!: Date | null;
 }

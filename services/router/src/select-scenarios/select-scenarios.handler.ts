@@ -12,7 +12,9 @@ import { runDeadline, scenarioDeadline, type DeadlineOptions } from '../router-o
 import { ROUTER_MODEL } from '../router-model';
 import { ROUTER_DEADLINES } from '../router.tokens';
 import { SCENARIO_CATALOG_VERSION } from './scenario-catalog';
+import { parseReportedOnset } from './reported-onset';
 import { routeTicket, type Routing } from './scenario-router.agent';
+import { visibleText } from './select-scenarios';
 
 /**
  * Scenario Router: picks scenarios, entity, absolute window, provider and a reason for each,
@@ -61,6 +63,7 @@ export class SelectScenariosHandler {
     const targeting = routing.target ? null : { problem: routing.targetProblem, candidates: routing.targetCandidates, tried: routing.targetsTried };
     await ctx.manager.update(RunEntity, { runId: request.runId }, { status: 'diagnosing', scenarioCount: routing.scenarios.length, deadlineAt, targeting });
     const threadDeadline = scenarioDeadline(now, deadlineAt, this.deadlines);
+    const onset = parseReportedOnset(visibleText(request), routing.window);
     for (const { playbook, reason } of routing.scenarios) {
       const targetNote = routing.targetProblem ? `; no provider target: ${routing.targetProblem}` : `; target ${routing.target} via ${routing.provider}`;
       const fullReason = `Suspect ${playbook.hypothesis}: ${reason}${targetNote}.`.slice(0, 1000);
@@ -75,6 +78,7 @@ export class SelectScenariosHandler {
         question: playbook.question,
         stopCondition: playbook.stopCondition,
         window: routing.window,
+        reportedOnset: onset ? new Date(onset) : null,
         status: 'selected',
         evidenceStatus: null,
         evidenceRecord: null,

@@ -10,6 +10,9 @@
 //   queries step at max(15 s, window/240) = 15 s; only the spacing changes, never a value;
 // - columns whose name starts with `dbmsCum` or contains `SinceBootTime` are cumulative (counter),
 //   every other column is a per-interval value (gauge);
+// - the first WARMUP_ROWS rows of every run record the workload starting from idle (nearly every
+//   column jumps there); no hour before a real ticket starts from an idle server, so they are left
+//   out of the series (the remaining rows keep their times);
 // - the ticket says only that latency got worse since the first abnormal row's time; its cutoff
 //   is the last row's time, so the window [cutoff - 1 h, cutoff] holds the whole case.
 import { readFileSync } from 'node:fs';
@@ -26,6 +29,8 @@ export const CAUSES_FILE = join(BENCH_DIR, 'dbsherlock-causes.json');
 export const ROW_SECONDS = 20;
 /** The workload latency column: the symptom a ticket reports, never scored by the reference ranker. */
 export const SYMPTOM_COLUMN = 'Combined Avg Latency';
+/** Rows at the start of each run during which the workload ramps up from idle. */
+export const WARMUP_ROWS = 15;
 /** How long before the cutoff the ticket was written. */
 export const TICKET_LEAD_SECONDS = 3 * 60;
 
@@ -176,7 +181,7 @@ export function convertCase(kase: ManifestCase, csv: Csv, startSec: number): Con
       metric,
       type: isCumulativeColumn(column) ? 'counter' : 'gauge',
       labels: { cluster, job: 'dbseer' },
-      samples: csv.rows.map((r, i) => [rowTime(startSec, i + 1), r[j]] as [number, number]),
+      samples: csv.rows.flatMap((r, i) => (i < WARMUP_ROWS && i < kase.abnormalRows[0] - 1 ? [] : [[rowTime(startSec, i + 1), r[j]] as [number, number]])),
     });
   });
   if (symptomMetric === null) throw new Error(`${kase.file}: no "${SYMPTOM_COLUMN}" column`);
