@@ -107,6 +107,8 @@ const evidenceCatalogListed: EvidenceCatalogListedV1 = {
   ],
   truncated: false,
   failureCode: null,
+  operations: ['promql_range', 'promql_instant', 'sql', 'logs'],
+  logsLabel: 'cluster',
 };
 
 const providerInventoryListed: ProviderInventoryListedV1 = {

@@ -78,6 +78,10 @@ export interface CatalogListing {
   metrics: { name: string; labelKeys: string[]; series: number }[];
   truncated: boolean;
   failureCode: string | null;
+  /** What the package can run for this target (e.g. `sql`, `logs` besides PromQL); absent: not said. */
+  operations?: EvidenceOperation[];
+  /** The label whose exact value selects the target in log stream selectors (`logs`); null or absent: no logs. */
+  logsLabel?: string | null;
 }
 
 /**

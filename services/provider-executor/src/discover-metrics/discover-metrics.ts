@@ -37,6 +37,8 @@ export async function discoverCatalog(requested: EvidenceCatalogRequestedV1, dep
       metrics: listing.metrics.slice(0, MAX_CATALOG_METRICS),
       truncated: listing.truncated || listing.metrics.length > MAX_CATALOG_METRICS,
       failureCode: listing.failureCode,
+      operations: (listing.operations ?? []).slice(0, 16),
+      logsLabel: listing.logsLabel ?? null,
     },
     newRecordings,
   });

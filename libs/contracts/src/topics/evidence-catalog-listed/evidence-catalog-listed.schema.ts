@@ -17,7 +17,10 @@ export const CatalogMetricV1 = z
 export type CatalogMetricV1 = z.infer<typeof CatalogMetricV1>;
 
 export const EvidenceCatalogListedKeyV1 = RunId;
-/** The metric catalogue of the frozen target and window, bounded and sanitised; never label values other than the target. */
+/**
+ * The metric catalogue of the frozen target and window, bounded and sanitised; never label values
+ * other than the target. It also names the operations the target offers (`sql`, `logs`, ...).
+ */
 export const EvidenceCatalogListedV1 = z
   .object({
     runId: RunId,
@@ -27,6 +30,17 @@ export const EvidenceCatalogListedV1 = z
     metrics: z.array(CatalogMetricV1).max(MAX_CATALOG_METRICS),
     truncated: z.boolean().describe('More metric names exist than the catalogue carries'),
     failureCode: z.string().min(1).max(64).nullable(),
+    operations: z
+      .array(z.string().min(1).max(64))
+      .max(16)
+      .default([])
+      .describe('What the package can run for this target besides discovery, e.g. promql_range, promql_instant, sql, logs; empty: not said (plan metrics only)'),
+    logsLabel: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/)
+      .nullable()
+      .default(null)
+      .describe('The label whose exact value selects the target in every log stream selector (operation logs); null: the target offers no logs'),
   })
   .strict();
 export type EvidenceCatalogListedV1 = z.infer<typeof EvidenceCatalogListedV1>;
