@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, secret } from '@aoc/config';
+import { PostgresStatsEndpoint } from '@aoc/providers';
 import { z } from 'zod';
 import { RecordingEntry } from '../evidence-recordings/evidence-recording';
 
@@ -13,13 +14,48 @@ export function loadRecordings(path: string = BUNDLED_RECORDINGS): RecordingEntr
   return z.array(RecordingEntry).parse(JSON.parse(readFileSync(path, 'utf8')));
 }
 
-export const PrometheusTargetConfig = z.object({
-  name: z.string().min(1).max(64),
-  baseUrl: z.string().url(),
-  bearerToken: z.string().min(1).optional(),
-  /** With a target label the endpoint serves every value of it (its inventory); without, it is the one target `name`. */
-  targetLabel: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a Prometheus label name').optional(),
-});
+const LabelName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a Prometheus label name');
+
+/** Loki of an endpoint's targets (`logs`): stream selectors must carry `{<selectorLabel>="<target>"}`. */
+export const PrometheusLokiConfig = z
+  .object({
+    baseUrl: z.string().url(),
+    bearerToken: z.string().min(1).optional(),
+    /** Defaults to the endpoint's target label (`cluster` without one). */
+    selectorLabel: LabelName.optional(),
+  })
+  .strict();
+
+export const PrometheusTargetConfig = z
+  .object({
+    name: z.string().min(1).max(64),
+    baseUrl: z.string().url(),
+    bearerToken: z.string().min(1).optional(),
+    /** With a target label the endpoint serves every value of it (its inventory); without, it is the one target `name`. */
+    targetLabel: LabelName.optional(),
+    /**
+     * PostgreSQL statistics of the target (`sql`), read with this read-only (ideally pg_monitor)
+     * account. The views hold the state at execution time, not the incident window's.
+     */
+    postgres: PostgresStatsEndpoint.optional(),
+    /** With `targetLabel`: the one inventory target the `postgres` server is (required then). */
+    postgresTarget: z.string().min(1).max(64).optional(),
+    loki: PrometheusLokiConfig.optional(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.postgres && t.targetLabel && !t.postgresTarget) {
+      ctx.addIssue({ code: 'custom', path: ['postgresTarget'], message: 'an endpoint with targetLabel serves many targets: name the one target its postgres server is' });
+    }
+    if (t.postgresTarget && !t.postgres) ctx.addIssue({ code: 'custom', path: ['postgresTarget'], message: 'needs postgres settings' });
+    if (t.postgresTarget && !t.targetLabel && t.postgresTarget !== t.name) ctx.addIssue({ code: 'custom', path: ['postgresTarget'], message: 'without targetLabel the endpoint is the one target name' });
+  });
+export type PrometheusTargetConfig = z.infer<typeof PrometheusTargetConfig>;
+
+/** Where a targets list is wrong, by path and message only: the values (passwords, hosts) are never echoed. */
+function describeTargetsError(error: unknown): string {
+  if (error instanceof z.ZodError) return error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ').slice(0, 300);
+  return error instanceof SyntaxError ? 'not valid JSON' : 'invalid';
+}
 
 /** A JSON-valued secret setting; the package validates the parsed object itself. */
 function jsonSecret(what: string) {
@@ -54,7 +90,7 @@ export const ExecutorConfigSchema = z.object({
   AOC_PROVIDER_AUTH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(180_000),
   /** How often every package's inventory is listed again and published to the router. */
   AOC_INVENTORY_REFRESH_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
-  /** JSON array of {name, baseUrl, bearerToken?, targetLabel?} for the generic Prometheus package. */
+  /** JSON array of {name, baseUrl, bearerToken?, targetLabel?, postgres?, postgresTarget?, loki?} for the generic Prometheus package. */
   AOC_PROMETHEUS_TARGETS: secret(
     z
       .string()
@@ -63,7 +99,7 @@ export const ExecutorConfigSchema = z.object({
         try {
           return z.array(PrometheusTargetConfig).parse(JSON.parse(text));
         } catch (error) {
-          ctx.addIssue({ code: 'custom', message: `must be a JSON array of {name, baseUrl, bearerToken?, targetLabel?}: ${error instanceof Error ? error.message.slice(0, 200) : 'invalid'}` });
+          ctx.addIssue({ code: 'custom', message: `must be a JSON array of {name, baseUrl, bearerToken?, targetLabel?, postgres?, postgresTarget?, loki?}: ${describeTargetsError(error)}` });
           return z.NEVER;
         }
       }),
@@ -73,7 +109,7 @@ export type ExecutorConfig = z.infer<typeof ExecutorConfigSchema>;
 
 export interface ExecutorOptions {
   mode: ExecutorConfig['AOC_EVIDENCE_MODE'];
-  prometheusTargets: z.infer<typeof PrometheusTargetConfig>[];
+  prometheusTargets: PrometheusTargetConfig[];
   /** Raw package configurations; each package validates its own and fails fast naming the field. */
   clinic?: unknown;
   manus?: unknown;

@@ -1,6 +1,6 @@
 import { executeTool, type AuditRecord, type HttpCallRecord } from '../../index';
 import { startPrometheus, type FixtureSeries, type RunningPrometheus } from '../../../test/prometheus-fixture';
-import { prometheusPackage } from './prometheus.package';
+import { prometheusPackage, type PrometheusMetricOut } from './prometheus.package';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z') / 1000;
 const minutes = (n: number) => Array.from({ length: n }, (_, i) => T0 + i * 60);
@@ -41,14 +41,14 @@ describe('generic Prometheus package against a real Prometheus', () => {
       window,
       queries: [
         { id: 'p99', kind: 'range', promql: 'aoc_query_duration_p99_seconds{cluster="tidb-prod-7f3a"}', stepSeconds: 60 },
-        { id: 'p99_max', kind: 'instant', promql: 'max(max_over_time(aoc_query_duration_p99_seconds[1h]))' },
-        { id: 'missing', kind: 'range', promql: 'no_such_metric' },
+        { id: 'p99_max', kind: 'instant', promql: 'max(max_over_time(aoc_query_duration_p99_seconds{cluster="tidb-prod-7f3a"}[1h]))' },
+        { id: 'missing', kind: 'range', promql: 'no_such_metric{cluster="tidb-prod-7f3a"}' },
       ],
     });
     expect(result.ok).toBe(true);
     expect(result.text).toBe(JSON.stringify(result.details));
     if (!result.ok) return;
-    const [p99, max, missing] = result.details.queries;
+    const [p99, max, missing] = result.details.queries as PrometheusMetricOut[];
     expect(p99).toMatchObject({ id: 'p99', status: 'complete', resultType: 'matrix', seriesCount: 2 });
     expect(p99.series?.[0]).toMatchObject({ max: 0.09, min: 0.04, first: 0.04, last: 0.09, maxAt: '2026-11-20T10:38:00.000Z' });
     // Robust z against the first half of the window: a flat 40 ms baseline, a real step to 90 ms.
@@ -64,10 +64,10 @@ describe('generic Prometheus package against a real Prometheus', () => {
   });
 
   it('passes a Prometheus rejection through as the query detail, without re-diagnosis', async () => {
-    const result = await run({ target: 'tidb-prod-7f3a', window, queries: [{ id: 'bad', kind: 'range', promql: 'aoc_query_duration_p99_seconds[5m]' }] });
+    const result = await run({ target: 'tidb-prod-7f3a', window, queries: [{ id: 'bad', kind: 'range', promql: 'aoc_query_duration_p99_seconds{cluster="tidb-prod-7f3a"}[5m]' }] });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    const q = result.details.queries[0];
+    const q = result.details.queries[0] as PrometheusMetricOut;
     expect(q.status).toBe('failed');
     expect(q.error_code).toBe('PROVIDER.QUERY_REJECTED');
     // Prometheus' own words, not ours.
@@ -83,7 +83,7 @@ describe('generic Prometheus package against a real Prometheus', () => {
     const tooMany = await run({ target: 'tidb-prod-7f3a', window, queries: Array.from({ length: 13 }, (_, i) => ({ id: `q${i}`, kind: 'instant', promql: 'up' })) });
     expect(tooMany.ok ? null : tooMany.details.detail_error).toContain('queries');
     const invalid = await run({ target: 'tidb-prod-7f3a', window, queries: [{ id: 'x', kind: 'instant', promql: 'rate(up[5m]' }] });
-    expect(invalid.ok && invalid.details.queries[0].error_code).toBe('PROVIDER.QUERY_REJECTED');
+    expect(invalid.ok && (invalid.details.queries[0] as PrometheusMetricOut).error_code).toBe('PROVIDER.QUERY_REJECTED');
     expect(records.length).toBe(before);
   });
 });

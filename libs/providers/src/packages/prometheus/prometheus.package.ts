@@ -1,34 +1,47 @@
 import { z } from 'zod';
 import { CLINIC_BATCH_LIMITS, runBatch } from '../../core/batch-scheduler';
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
-import type { CatalogListing, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, TargetListing } from '../../core/evidence-package';
+import type { CatalogListing, EvidenceBatchRequest, EvidenceOperation, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, TargetListing } from '../../core/evidence-package';
 import { runPlannedBatch } from '../../core/planned-batch';
 import { ProviderError } from '../../core/provider-error';
 import { DAY_MS } from '../../core/time-window';
 import type { ToolSpec } from '../../core/tool-spec';
 import { recordOf } from '../../connectors/http-client';
+import { postgresStatsSecrets, type PostgresStatsEndpoint } from '../../connectors/postgres-connector';
 import { queryPrometheus, SeriesSummarySchema, type PromEndpoint } from '../../connectors/prometheus-connector';
 import { discoverMetrics, listTargetValues, SAFE_TARGET_VALUE } from '../../connectors/prometheus-discovery';
 import { unboundSelectors, validatePromQl } from '../../validation/promql';
+import { MAX_SQL_LENGTH } from '../../validation/read-only-sql';
+import { GenericLogsResult, LOGS_MAX_LIMIT, LOGS_MAX_WINDOW_MS, runGenericLogs, type GenericLogsEndpoint } from './generic-logs.operation';
+import { GenericSqlResult, runGenericSql } from './generic-sql.operation';
+
+export { GenericLogsResult, redactLogSample, summariseLogLines, validateTargetLogQl, type GenericLogsEndpoint } from './generic-logs.operation';
+export { GenericSqlResult } from './generic-sql.operation';
 
 const QueryId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a safe slug of at most 64 characters');
 const Window = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
+
+const MetricQuery = z
+  .object({
+    id: QueryId,
+    kind: z.enum(['range', 'instant']),
+    promql: z.string().min(1).max(4000),
+    stepSeconds: z.number().int().min(1).max(3600).optional(),
+  })
+  .strict();
+/** One allowlisted SELECT over PostgreSQL statistics views; reads the current state, not the window. */
+const SqlQuery = z.object({ id: QueryId, kind: z.literal('sql'), sql: z.string().min(1).max(MAX_SQL_LENGTH) }).strict();
+/** One LogQL log query (summary mode) whose selector carries the target matcher. */
+const LogsQuery = z.object({ id: QueryId, kind: z.literal('logs'), logql: z.string().min(1).max(4000), limit: z.number().int().min(1).max(LOGS_MAX_LIMIT).optional() }).strict();
+const BatchQuery = z.discriminatedUnion('kind', [MetricQuery, SqlQuery, LogsQuery]);
+type BatchQuery = z.infer<typeof BatchQuery>;
 
 export const PrometheusBatchInput = z
   .object({
     target: z.string().min(1).max(64),
     window: Window,
     queries: z
-      .array(
-        z
-          .object({
-            id: QueryId,
-            kind: z.enum(['range', 'instant']),
-            promql: z.string().min(1).max(4000),
-            stepSeconds: z.number().int().min(1).max(3600).optional(),
-          })
-          .strict(),
-      )
+      .array(BatchQuery)
       .min(1)
       .max(12)
       .refine((qs) => new Set(qs.map((q) => q.id)).size === qs.length, { message: 'query ids must be unique' }),
@@ -36,34 +49,38 @@ export const PrometheusBatchInput = z
   .strict();
 export type PrometheusBatchInput = z.infer<typeof PrometheusBatchInput>;
 
+const MetricOut = z.object({
+  id: z.string(),
+  status: z.enum(['complete', 'empty', 'failed']),
+  resultType: z.string().optional(),
+  seriesCount: z.number().optional(),
+  omittedSeries: z.number().optional(),
+  series: z.array(SeriesSummarySchema).optional(),
+  error_code: z.string().optional(),
+  detail_error: z.string().optional(),
+});
+export type PrometheusMetricOut = z.infer<typeof MetricOut>;
+const SqlOut = GenericSqlResult.extend({ id: z.string(), status: z.enum(['complete', 'empty']) }).strict();
+const LogsOut = GenericLogsResult.extend({ id: z.string(), status: z.enum(['complete', 'empty']) }).strict();
+
 export const PrometheusBatchOutput = z.object({
   target: z.string(),
   window: Window,
-  queries: z.array(
-    z.object({
-      id: z.string(),
-      status: z.enum(['complete', 'empty', 'failed']),
-      resultType: z.string().optional(),
-      seriesCount: z.number().optional(),
-      omittedSeries: z.number().optional(),
-      series: z.array(SeriesSummarySchema).optional(),
-      error_code: z.string().optional(),
-      detail_error: z.string().optional(),
-    }),
-  ),
+  queries: z.array(z.union([SqlOut, LogsOut, MetricOut])),
 });
 export type PrometheusBatchOutput = z.infer<typeof PrometheusBatchOutput>;
 
 export const prometheusBatchSpec = {
   name: 'prometheus_query_batch',
-  description: 'Runs up to 12 read-only PromQL range or instant queries against one configured Prometheus-compatible target and returns compact per-series summaries.',
+  description:
+    'Runs up to 12 read-only queries against one configured Prometheus-compatible target: PromQL range or instant queries (compact per-series summaries), and where the target\'s endpoint has them, one allowlisted SELECT over PostgreSQL statistics views (sql: the current state at execution time, statement text only as digests) or a LogQL log query in summary mode (logs: counts by level and pattern, a few redacted sample lines).',
   input: PrometheusBatchInput,
   output: PrometheusBatchOutput,
   riskLevel: 'L0',
   accessMode: 'read',
   surfaces: ['evidence_agent', 'provider_executor'],
   networkMode: 'restricted',
-  limits: { maxWindowMs: { metrics: 30 * DAY_MS }, timeoutMs: CLINIC_BATCH_LIMITS.outerMs, maxOutputBytes: 256 * 1024, maxQueries: 12, concurrency: 6 },
+  limits: { maxWindowMs: { metrics: 30 * DAY_MS, logs: LOGS_MAX_WINDOW_MS }, timeoutMs: CLINIC_BATCH_LIMITS.outerMs, maxOutputBytes: 256 * 1024, maxQueries: 12, concurrency: 6 },
 } as const satisfies ToolSpec;
 
 export const DEFAULT_TARGET_LABEL = 'cluster';
@@ -72,10 +89,49 @@ export const DEFAULT_TARGET_LABEL = 'cluster';
  * One configured endpoint. Without `targetLabel` it is a single target named `name` (selected by
  * `cluster="<name>"`); with it, the endpoint serves every value of that label it holds (its
  * inventory), e.g. one Prometheus with the cloud-monitoring metrics of many database instances.
+ * `postgres` adds `sql` (statistics views of that one database) and `loki` adds `logs`.
  */
 export interface PrometheusTarget extends PromEndpoint {
   name: string;
   targetLabel?: string;
+  /** Secret: the read-only (ideally pg_monitor) account of the target's PostgreSQL. */
+  postgres?: PostgresStatsEndpoint;
+  /**
+   * With `targetLabel`, the one inventory target `postgres` belongs to (a PostgreSQL server is one
+   * database instance, never every value of the label); without `targetLabel` it is `name`.
+   */
+  postgresTarget?: string;
+  /** Loki of the endpoint's targets; its selector label defaults to the endpoint's target label. */
+  loki?: GenericLogsEndpoint;
+}
+
+/** The operations the package serves for one target of an endpoint. */
+export function targetOperations(endpoint: PrometheusTarget, target: string): EvidenceOperation[] {
+  const ops: EvidenceOperation[] = ['promql_range', 'promql_instant'];
+  if (postgresFor(endpoint, target)) ops.push('sql');
+  if (endpoint.loki) ops.push('logs');
+  return ops;
+}
+
+function postgresFor(endpoint: PrometheusTarget, target: string): PostgresStatsEndpoint | null {
+  if (!endpoint.postgres) return null;
+  const owner = endpoint.targetLabel ? endpoint.postgresTarget : (endpoint.postgresTarget ?? endpoint.name);
+  return owner === target ? endpoint.postgres : null;
+}
+
+/** The Loki label whose exact value selects a target of this endpoint in every stream selector. */
+export function logsLabelOf(endpoint: PrometheusTarget): string | null {
+  return endpoint.loki ? (endpoint.loki.selectorLabel ?? endpoint.targetLabel ?? DEFAULT_TARGET_LABEL) : null;
+}
+
+/** Every value of the endpoints that must never appear in a result. */
+export function prometheusTargetSecrets(targets: readonly PrometheusTarget[]): string[] {
+  return targets.flatMap((t) => [
+    ...(t.secrets ?? []),
+    t.baseUrl,
+    ...(t.postgres ? postgresStatsSecrets(t.postgres) : []),
+    ...(t.loki ? [...(t.loki.secrets ?? []), t.loki.baseUrl] : []),
+  ]);
 }
 
 /** An endpoint resolved for a target, with the label every query must bind. */
@@ -145,45 +201,54 @@ class PrometheusTargets {
  * Generic Prometheus package: any Prometheus-compatible endpoint, same limits as Clinic metrics.
  * Targets are configured by the operator or listed from a labelled endpoint's inventory; the
  * caller names one exactly, never supplies a URL, and every selector must carry the target's
- * exact label matcher.
+ * exact label matcher. Where the target's endpoint has them, `sql` reads PostgreSQL statistics
+ * views (the current state at execution time) and `logs` summarises a LogQL log query.
  */
 export function prometheusPackage(targets: readonly PrometheusTarget[], limits = CLINIC_BATCH_LIMITS, resolver = new PrometheusTargets(targets)): ToolImplementation<typeof prometheusBatchSpec> {
+  const secrets = prometheusTargetSecrets(targets);
   return {
     spec: prometheusBatchSpec,
-    secrets: () => targets.flatMap((t) => [...(t.secrets ?? []), t.baseUrl]),
+    secrets: () => secrets,
     checkTarget: (input) => {
       if (!resolver.mayServe(input.target)) throw new ProviderError('PROVIDER.TARGET_REJECTED', `target "${input.target}" is not configured for this package`);
     },
+    // `sql` reads no window (the views are "now"); `logs` windows are bounded per entry at a day.
     windows: (input) => [{ operation: 'metrics', window: input.window }],
     run: async (input, ctx) => {
       const { endpoint: target, label } = await resolver.resolve(input.target, ctx.signal);
       const startMs = Date.parse(input.window.from);
       const endMs = Date.parse(input.window.to);
-      const outcomes = await runBatch(
-        input.queries,
-        async (q, signal) => {
-          const promql = validatePromQl(q.promql, `queries.${q.id}.promql`);
-          const unbound = unboundSelectors(promql, label, input.target);
-          if (unbound.length > 0) throw new ProviderError('PROVIDER.QUERY_REJECTED', `queries.${q.id}.promql: every selector needs ${label}="${input.target}"; not bound: ${unbound.slice(0, 3).join(', ')}`);
-          try {
-            const { result, record } = await queryPrometheus(
-              target,
-              q.kind === 'range'
-                ? { kind: 'range', promql, startMs, endMs, stepSeconds: q.stepSeconds ?? Math.max(15, Math.ceil((endMs - startMs) / 1000 / 240)) }
-                : { kind: 'instant', promql, atMs: endMs },
-              { signal },
-            );
-            ctx.record(q.id, record);
-            return result;
-          } catch (error) {
-            const record = recordOf(error);
-            if (record) ctx.record(q.id, record);
-            throw error;
-          }
-        },
-        limits,
-        ctx.signal,
-      );
+      const runOne = async (q: BatchQuery, signal: AbortSignal): Promise<unknown> => {
+        if (q.kind === 'sql') {
+          const postgres = postgresFor(target, input.target);
+          if (!postgres) throw new ProviderError('PROVIDER.INPUT_INVALID', `queries.${q.id}: operation sql is not offered for target "${input.target}": its endpoint has no postgres settings`);
+          return runGenericSql(q, postgres, signal);
+        }
+        if (q.kind === 'logs') {
+          const loki = target.loki;
+          if (!loki) throw new ProviderError('PROVIDER.INPUT_INVALID', `queries.${q.id}: operation logs is not offered for target "${input.target}": its endpoint has no loki settings`);
+          return runGenericLogs(q, { endpoint: loki, label: logsLabelOf(target) as string, target: input.target, window: input.window, secrets }, { signal, record: (record) => ctx.record(q.id, record) });
+        }
+        const promql = validatePromQl(q.promql, `queries.${q.id}.promql`);
+        const unbound = unboundSelectors(promql, label, input.target);
+        if (unbound.length > 0) throw new ProviderError('PROVIDER.QUERY_REJECTED', `queries.${q.id}.promql: every selector needs ${label}="${input.target}"; not bound: ${unbound.slice(0, 3).join(', ')}`);
+        try {
+          const { result, record } = await queryPrometheus(
+            target,
+            q.kind === 'range'
+              ? { kind: 'range', promql, startMs, endMs, stepSeconds: q.stepSeconds ?? Math.max(15, Math.ceil((endMs - startMs) / 1000 / 240)) }
+              : { kind: 'instant', promql, atMs: endMs },
+            { signal },
+          );
+          ctx.record(q.id, record);
+          return result;
+        } catch (error) {
+          const record = recordOf(error);
+          if (record) ctx.record(q.id, record);
+          throw error;
+        }
+      };
+      const outcomes = await runBatch(input.queries, runOne, limits, ctx.signal);
       return {
         target: input.target,
         window: input.window,
@@ -193,13 +258,22 @@ export function prometheusPackage(targets: readonly PrometheusTarget[], limits =
             const error = o && !o.ok ? o.error : new ProviderError('PROVIDER.BUDGET_EXHAUSTED', 'query did not run');
             return { id: q.id, status: 'failed' as const, error_code: error.code, detail_error: error.detail };
           }
+          if (q.kind === 'sql') {
+            const r = o.value as GenericSqlResult;
+            return { id: q.id, status: r.rowCount === 0 ? ('empty' as const) : ('complete' as const), ...r };
+          }
+          if (q.kind === 'logs') {
+            const r = o.value as GenericLogsResult;
+            return { id: q.id, status: r.lines === 0 ? ('empty' as const) : ('complete' as const), ...r };
+          }
+          const r = o.value as Awaited<ReturnType<typeof queryPrometheus>>['result'];
           return {
             id: q.id,
-            status: o.value.seriesCount === 0 ? ('empty' as const) : ('complete' as const),
-            resultType: o.value.resultType,
-            seriesCount: o.value.seriesCount,
-            omittedSeries: o.value.omittedSeries,
-            series: o.value.series,
+            status: r.seriesCount === 0 ? ('empty' as const) : ('complete' as const),
+            resultType: r.resultType,
+            seriesCount: r.seriesCount,
+            omittedSeries: r.omittedSeries,
+            series: r.series,
           };
         }),
       };
@@ -207,28 +281,36 @@ export function prometheusPackage(targets: readonly PrometheusTarget[], limits =
   };
 }
 
-/** The generic package as the Provider Executor drives it: planned PromQL operations only. */
+/** A planned query as a tool entry: the operation picks the entry kind, the expression is its text. */
+function plannedToEntry(q: PlannedProviderQuery): BatchQuery {
+  switch (q.operation) {
+    case 'promql_range':
+    case 'promql_instant':
+      return { id: q.id, kind: q.operation === 'promql_range' ? 'range' : 'instant', promql: q.expression, ...(q.stepSeconds ? { stepSeconds: q.stepSeconds } : {}) };
+    case 'sql':
+      return { id: q.id, kind: 'sql', sql: q.expression };
+    case 'logs':
+      return { id: q.id, kind: 'logs', logql: q.expression };
+    default:
+      throw new ProviderError('PROVIDER.INPUT_INVALID', `operation ${q.operation} is not offered by the prometheus package`);
+  }
+}
+
+/** The operations the package can serve for some target; each target's own set comes with its catalogue. */
+export const PROMETHEUS_OPERATIONS: readonly EvidenceOperation[] = ['promql_range', 'promql_instant', 'sql', 'logs'];
+
+/** The generic package as the Provider Executor drives it: planned PromQL, `sql` and `logs` operations. */
 export function prometheusEvidencePackage(targets: readonly PrometheusTarget[], limits = CLINIC_BATCH_LIMITS): EvidencePackage {
   const resolver = new PrometheusTargets(targets);
   const impl = prometheusPackage(targets, limits, resolver);
   return {
     name: 'prometheus',
     tools: [prometheusBatchSpec],
-    operations: ['promql_range', 'promql_instant'],
+    operations: PROMETHEUS_OPERATIONS,
     listTargets: () => resolver.list(),
     discoverMetrics: (request, options = {}) => discoverFor(resolver, request, options),
     runBatch: (request: EvidenceBatchRequest, options: EvidenceRunOptions = {}) =>
-      runPlannedBatch(
-        request,
-        'prometheus',
-        (q) => {
-          if (q.operation !== 'promql_range' && q.operation !== 'promql_instant') {
-            throw new ProviderError('PROVIDER.INPUT_INVALID', `operation ${q.operation} is not offered by the prometheus package`);
-          }
-          return { id: q.id, kind: q.operation === 'promql_range' ? ('range' as const) : ('instant' as const), promql: q.expression, ...(q.stepSeconds ? { stepSeconds: q.stepSeconds } : {}) };
-        },
-        (queries) => executeTool(impl, { target: request.target, window: request.window, queries }, options),
-      ),
+      runPlannedBatch(request, 'prometheus', plannedToEntry, (queries) => executeTool(impl, { target: request.target, window: request.window, queries }, options)),
   };
 }
 
@@ -236,9 +318,11 @@ export function prometheusEvidencePackage(targets: readonly PrometheusTarget[], 
  * Discovery bootstrap for one target and window: the metric names its series carry, with label
  * keys. A provider that answers with no series is `empty`, not failed; one that cannot be asked
  * is `failed` with its code. Bounded by the discovery limits; nothing but names and keys leaves.
+ * The listing also says which operations the target offers (`sql`, `logs` where its endpoint has
+ * them) and the Loki label its stream selectors must carry.
  */
 async function discoverFor(resolver: PrometheusTargets, request: { target: string; window: { from: string; to: string } }, options: EvidenceRunOptions): Promise<CatalogListing> {
-  const failed = (failureCode: string, targetLabel: string | null = null): CatalogListing => ({ status: 'failed', targetLabel, metrics: [], truncated: false, failureCode });
+  const failed = (failureCode: string, resolved: ResolvedEndpoint | null = null): CatalogListing => ({ status: 'failed', ...offered(resolved, request.target), metrics: [], truncated: false, failureCode });
   let resolved: ResolvedEndpoint;
   try {
     resolved = await resolver.resolve(request.target);
@@ -253,10 +337,16 @@ async function discoverFor(resolver: PrometheusTargets, request: { target: strin
       { label: resolved.label, value: request.target },
       { startMs: Date.parse(request.window.from), endMs: Date.parse(request.window.to), signal: controller.signal, onRecord: (record) => options.onHttpRecord?.('discovery', record) },
     );
-    return { status: catalog.metrics.length === 0 ? 'empty' : 'listed', targetLabel: resolved.label, metrics: catalog.metrics, truncated: catalog.truncated, failureCode: null };
+    return { status: catalog.metrics.length === 0 ? 'empty' : 'listed', ...offered(resolved, request.target), metrics: catalog.metrics, truncated: catalog.truncated, failureCode: null };
   } catch (error) {
-    return failed(error instanceof ProviderError ? error.code : 'PROVIDER.UNREACHABLE', resolved.label);
+    return failed(error instanceof ProviderError ? error.code : 'PROVIDER.UNREACHABLE', resolved);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What a resolved target offers besides its metrics: its label, operations and log selector label. */
+function offered(resolved: ResolvedEndpoint | null, target: string): Pick<CatalogListing, 'targetLabel' | 'operations' | 'logsLabel'> {
+  if (!resolved) return { targetLabel: null, operations: [], logsLabel: null };
+  return { targetLabel: resolved.label, operations: targetOperations(resolved.endpoint, target), logsLabel: logsLabelOf(resolved.endpoint) };
 }
