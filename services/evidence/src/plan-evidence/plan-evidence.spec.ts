@@ -98,6 +98,43 @@ describe('plan validator', () => {
     const v = validatePlan(request({ provider: 'clinic', target: 'org-acme/cl-1' }), [{ id: 'w', operation: 'sql', expression: 'DELETE FROM orders', purpose: 'p' }]);
     expect(v.errors.map((e) => e.code)).toEqual(['EVIDENCE.WRITE_REFUSED']);
   });
+
+  it('accepts sql and logs for the generic provider only when the catalogue offers them, with the PostgreSQL validator and the log label', () => {
+    const pgStats = { id: 'conn', operation: 'sql', expression: "SELECT state, count(*) AS sessions FROM pg_stat_activity WHERE backend_type = 'client backend' GROUP BY state", purpose: 'p' };
+    const logs = { id: 'errs', operation: 'logs', expression: '{instance="tidb-prod-7f3a"} |= "ERROR"', purpose: 'p' };
+    const offered = { targetLabel: 'dbinstance_identifier', logsLabel: 'instance', operations: ['promql_range', 'promql_instant', 'sql', 'logs'] };
+    // Without a catalogue saying so, the target is not assumed to have PostgreSQL or Loki.
+    expect(validatePlan(request(), [pgStats, logs]).errors.map((e) => [e.queryId, e.code])).toEqual([
+      ['conn', 'EVIDENCE.OPERATION_UNSUPPORTED'],
+      ['errs', 'EVIDENCE.OPERATION_UNSUPPORTED'],
+    ]);
+    expect(validatePlan(request(), [pgStats], { operations: ['promql_range', 'promql_instant', 'logs'] }).errors[0]).toMatchObject({ code: 'EVIDENCE.OPERATION_UNSUPPORTED', message: expect.stringContaining('its catalogue offers promql_range, promql_instant, logs') });
+    expect(validatePlan(request(), [pgStats, logs], offered)).toMatchObject({ errors: [], queries: [{ id: 'conn' }, { id: 'errs' }] });
+    const v = validatePlan(
+      request(),
+      [
+        { id: 'pg_write', operation: 'sql', expression: 'DELETE FROM pg_stat_activity', purpose: 'p' },
+        // MySQL-only syntax: the generic provider's SQL is read by the PostgreSQL validator.
+        { id: 'mysql', operation: 'sql', expression: 'SELECT * FROM information_schema.processlist', purpose: 'p' },
+        { id: 'pg_cte_write', operation: 'sql', expression: 'WITH d AS (DELETE FROM pg_locks RETURNING 1) SELECT count(*) FROM d', purpose: 'p' },
+        { id: 'logs_unbound', operation: 'logs', expression: '{job="postgres"} |= "ERROR"', purpose: 'p' },
+        { id: 'logs_wrong_label', operation: 'logs', expression: '{dbinstance_identifier="tidb-prod-7f3a"}', purpose: 'p' },
+        { id: 'logs_metric', operation: 'logs', expression: 'rate({instance="tidb-prod-7f3a"}[5m])', purpose: 'p' },
+      ],
+      offered,
+    );
+    expect(v.errors.map((e) => [e.queryId, e.code, e.field])).toEqual([
+      ['pg_write', 'EVIDENCE.WRITE_REFUSED', 'queries.0.expression'],
+      ['mysql', 'EVIDENCE.EXPRESSION_INVALID', 'queries.1.expression'],
+      ['pg_cte_write', 'EVIDENCE.WRITE_REFUSED', 'queries.2.expression'],
+      ['logs_unbound', 'EVIDENCE.TARGET_UNBOUND', 'queries.3.expression'],
+      ['logs_wrong_label', 'EVIDENCE.TARGET_UNBOUND', 'queries.4.expression'],
+      ['logs_metric', 'EVIDENCE.EXPRESSION_INVALID', 'queries.5.expression'],
+    ]);
+    expect(v.errors[3].message).toContain('{instance="tidb-prod-7f3a"}');
+    // Without a log label the selector must carry the target label.
+    expect(validatePlan(request(), [{ ...logs, expression: '{dbinstance_identifier="tidb-prod-7f3a"}' }], { ...offered, logsLabel: null }).errors).toEqual([]);
+  });
 });
 
 describe('Evidence Agent on an OpenAI-compatible model', () => {

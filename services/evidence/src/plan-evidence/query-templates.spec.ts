@@ -1,4 +1,4 @@
-import { validatePromQl } from '@aoc/providers';
+import { validatePromQl, validateReadOnlyPgSql, validateTargetLogQl } from '@aoc/providers';
 import { bindTarget, bindTemplate, templatesFor, templateWindow, QUERY_TEMPLATES } from './query-templates';
 
 describe('query templates', () => {
@@ -41,5 +41,48 @@ describe('query templates', () => {
       ['slow_queries_before', { from: '2026-11-25T10:00:00.000Z', to: '2026-11-25T10:30:00.000Z' }],
     ]);
     expect(templateWindow({}, window)).toBeNull();
+  });
+
+  it('offers the PostgreSQL statistics and logs templates only when the catalogue lists their operation', () => {
+    const gated = QUERY_TEMPLATES.filter((t) => t.needsCatalogOperation);
+    expect(gated.map((t) => [t.id, t.operation])).toEqual([
+      ['pg_connections', 'sql'],
+      ['pg_blocked_sessions', 'sql'],
+      ['pg_lock_modes', 'sql'],
+      ['pg_replication', 'sql'],
+      ['pg_connection_limit', 'sql'],
+      ['pg_top_statements', 'sql'],
+      ['log_errors', 'logs'],
+    ]);
+    expect(gated.every((t) => t.providers.length === 1 && t.providers[0] === 'prometheus')).toBe(true);
+    expect(templatesFor('prometheus').some((t) => t.needsCatalogOperation)).toBe(false);
+    expect(templatesFor('prometheus', ['promql_range', 'promql_instant', 'sql']).filter((t) => t.needsCatalogOperation).map((t) => t.operation)).toEqual(Array(6).fill('sql'));
+    expect(templatesFor('prometheus', ['promql_range', 'logs']).filter((t) => t.needsCatalogOperation).map((t) => t.id)).toEqual(['log_errors']);
+    expect(templatesFor('manus', ['sql', 'logs']).some((t) => t.needsCatalogOperation)).toBe(false);
+    const ids = templatesFor('prometheus', ['sql', 'logs']).map((t) => t.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('writes SQL templates the PostgreSQL validator accepts, and a logs template bound to the catalogue\'s log label', () => {
+    for (const t of QUERY_TEMPLATES.filter((x) => x.operation === 'sql' && x.needsCatalogOperation)) {
+      expect(() => validateReadOnlyPgSql(t.expression)).not.toThrow();
+    }
+    const relations = Object.fromEntries(QUERY_TEMPLATES.filter((x) => x.operation === 'sql').map((t) => [t.id, validateReadOnlyPgSql(t.expression).relations]));
+    expect(relations).toEqual({
+      pg_connections: ['pg_stat_activity'],
+      pg_blocked_sessions: ['pg_stat_activity'],
+      pg_lock_modes: ['pg_locks'],
+      pg_replication: ['pg_stat_replication'],
+      pg_connection_limit: ['pg_settings'],
+      pg_top_statements: ['pg_stat_statements'],
+    });
+    const logs = QUERY_TEMPLATES.find((t) => t.id === 'log_errors');
+    const window = { from: '2026-11-24T02:00:00Z', to: '2026-11-24T03:00:00Z' };
+    const bound = bindTemplate(logs!, 'orders-db', window, { logsLabel: 'instance' });
+    expect(bound.expression.startsWith('{instance="orders-db"}')).toBe(true);
+    expect(validateTargetLogQl(bound.expression, 'instance', 'orders-db')).toBe(bound.expression);
+    expect(bindTarget(logs!.expression, 'orders-db')).toMatch(/^\{cluster="orders-db"\}/);
+    // A label that is not a label name never reaches the expression.
+    expect(bindTarget(logs!.expression, 'orders-db', { logsLabel: 'x"} or {a="b' })).toMatch(/^\{cluster="orders-db"\}/);
   });
 });

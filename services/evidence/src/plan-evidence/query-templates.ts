@@ -6,6 +6,7 @@ import type { PlannedQueryV1, ProviderName, TimeWindow } from '@aoc/contracts';
  * `$TARGET` by the whole frozen target, and for Clinic targets (`<org>/<cluster>`) `$ORG` and
  * `$CLUSTER` by its parts. A template names the providers it is written for; the generic
  * Prometheus templates keep their v1 ids and expressions (recordings are keyed by expression).
+ * `$LOGS_LABEL` is the label of log stream selectors (the catalogue's `logsLabel`, else `cluster`).
  */
 export interface QueryTemplate {
   id: string;
@@ -18,17 +19,40 @@ export interface QueryTemplate {
   providers: readonly ProviderName[];
   /** Half of the frozen window the query reads, for before/after pairs; the whole window without it. */
   windowPart?: 'first-half' | 'second-half';
+  /**
+   * Planned only when the catalogue's `operations` for the target list this template's operation
+   * (the generic package serves `sql` and `logs` only where the target's endpoint has PostgreSQL
+   * or Loki settings). `templatesFor` leaves such templates out unless it is given those operations.
+   */
+  needsCatalogOperation?: true;
 }
 
 export const QUERY_TEMPLATES_VERSION = 'templates-v2';
 
 const GENERIC: readonly ProviderName[] = ['prometheus', 'manus', 'wetech'];
 const CLINIC: readonly ProviderName[] = ['clinic'];
+/** The generic package where the target's endpoint has PostgreSQL statistics (`sql`) or Loki (`logs`). */
+const GENERIC_PACKAGE: readonly ProviderName[] = ['prometheus'];
 
 /** Clinic TiKV series carry the instance address; the store is its first host label (e.g. `tikv-2`). */
 const perStore = (inner: string) => `sum by (store) (label_replace(${inner}, "store", "$1", "instance", "([^.:]+).*"))`;
 /** Slow-log entries at or above TiDB's default slow threshold, grouped by digest. */
 const SLOW_QUERY_PARAMETERS = '{"limit":10,"min_query_time_seconds":0.3}';
+
+// PostgreSQL statistics (the generic package's `sql`). Each passes `validateReadOnlyPgSql`; statement
+// text (`query`) comes back only as a digest and its first keyword.
+const PG_CONNECTIONS_SQL =
+  "SELECT coalesce(state, 'unknown') AS state, count(*) AS sessions, max(now() - state_change) AS longest_in_state FROM pg_stat_activity WHERE backend_type = 'client backend' GROUP BY state ORDER BY sessions DESC";
+const PG_BLOCKED_SQL =
+  'SELECT pid, state, wait_event_type, wait_event, cardinality(pg_blocking_pids(pid)) AS blocked_by, now() - query_start AS running_for, query FROM pg_stat_activity WHERE cardinality(pg_blocking_pids(pid)) > 0 ORDER BY running_for DESC LIMIT 20';
+const PG_LOCKS_SQL = 'SELECT locktype, mode, granted, count(*) AS locks FROM pg_locks GROUP BY locktype, mode, granted ORDER BY granted, locks DESC LIMIT 20';
+const PG_REPLICATION_SQL =
+  'SELECT application_name, state, sync_state, write_lag, flush_lag, replay_lag, pg_wal_lsn_diff(sent_lsn, replay_lsn) AS replay_lag_bytes FROM pg_stat_replication ORDER BY replay_lag DESC NULLS LAST';
+const PG_SETTINGS_SQL =
+  "SELECT name, setting, unit FROM pg_settings WHERE name IN ('max_connections', 'superuser_reserved_connections', 'idle_in_transaction_session_timeout', 'statement_timeout', 'lock_timeout', 'deadlock_timeout', 'shared_buffers', 'work_mem') ORDER BY name";
+const PG_TOP_STATEMENTS_SQL = 'SELECT query, calls, total_exec_time, mean_exec_time, rows FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 10';
+/** Error, restart and failover lines of the target (the selector is the exact target matcher). */
+const LOG_ERRORS_LOGQL = '{$LOGS_LABEL="$TARGET"} |~ "(?i)(error|fatal|panic|restart|shut ?down|ready to accept|terminat|fail ?over|promot|deadlock)"';
 
 export const QUERY_TEMPLATES: readonly QueryTemplate[] = [
   { id: 'duration_p99', providers: GENERIC, asks: ['duration', 'percentile', 'latency'], operation: 'promql_range', expression: 'histogram_quantile(0.99, sum by (le) (rate(tidb_server_handle_query_duration_seconds_bucket{cluster="$TARGET"}[5m])))', purpose: 'p99 statement duration' },
@@ -57,23 +81,44 @@ export const QUERY_TEMPLATES: readonly QueryTemplate[] = [
   { id: 'errors', providers: CLINIC, asks: ['error', 'health'], operation: 'promql_range', expression: 'sum by (type) (rate(tidb_server_execute_error_total{cluster_id="$CLUSTER"}[5m]))', purpose: 'execution errors per second by type' },
   { id: 'restarts', providers: CLINIC, asks: ['restart', 'component health'], operation: 'promql_range', expression: 'changes(process_start_time_seconds{cluster_id="$CLUSTER"}[1h])', purpose: 'process restarts per instance' },
   { id: 'storage_used', providers: CLINIC, asks: ['storage'], operation: 'promql_range', expression: perStore('tikv_store_size_bytes{cluster_id="$CLUSTER",type="used"}'), purpose: 'used storage per store' },
+
+  // Generic package, PostgreSQL statistics (`sql`: one allowlisted SELECT; the views hold the state
+  // at execution time, not the window's) and Loki (`logs`, summary mode), where the catalogue offers them.
+  { id: 'pg_connections', providers: GENERIC_PACKAGE, needsCatalogOperation: true, asks: ['connection', 'active sessions'], operation: 'sql', expression: PG_CONNECTIONS_SQL, purpose: 'client sessions by connection state (PostgreSQL, at execution time)' },
+  { id: 'pg_blocked_sessions', providers: GENERIC_PACKAGE, needsCatalogOperation: true, asks: ['lock'], operation: 'sql', expression: PG_BLOCKED_SQL, purpose: 'sessions waiting on another session\'s lock (PostgreSQL, at execution time)' },
+  { id: 'pg_lock_modes', providers: GENERIC_PACKAGE, needsCatalogOperation: true, asks: ['lock'], operation: 'sql', expression: PG_LOCKS_SQL, purpose: 'locks held and awaited by mode (PostgreSQL, at execution time)' },
+  { id: 'pg_replication', providers: GENERIC_PACKAGE, needsCatalogOperation: true, asks: ['replica lag', 'replication'], operation: 'sql', expression: PG_REPLICATION_SQL, purpose: 'streaming replicas and their lag (PostgreSQL, at execution time)' },
+  { id: 'pg_connection_limit', providers: GENERIC_PACKAGE, needsCatalogOperation: true, asks: ['connection limit'], operation: 'sql', expression: PG_SETTINGS_SQL, purpose: 'max_connections and related settings (PostgreSQL)' },
+  { id: 'pg_top_statements', providers: GENERIC_PACKAGE, needsCatalogOperation: true, asks: ['top statements', 'statements consuming'], operation: 'sql', expression: PG_TOP_STATEMENTS_SQL, purpose: 'top statements by total execution time since the statistics reset (pg_stat_statements)' },
+  { id: 'log_errors', providers: GENERIC_PACKAGE, needsCatalogOperation: true, asks: ['error', 'restart', 'failover'], operation: 'logs', expression: LOG_ERRORS_LOGQL, purpose: 'error, restart and failover log lines by level and pattern' },
 ];
 
-/** Templates written for a provider, in catalog order. */
-export function templatesFor(provider: ProviderName): QueryTemplate[] {
-  return QUERY_TEMPLATES.filter((t) => t.providers.includes(provider));
+/**
+ * Templates written for a provider, in catalog order. Templates that need an operation from the
+ * catalogue (`needsCatalogOperation`) are included only when `operations` lists it.
+ */
+export function templatesFor(provider: ProviderName, operations: readonly string[] = []): QueryTemplate[] {
+  return QUERY_TEMPLATES.filter((t) => t.providers.includes(provider) && (!t.needsCatalogOperation || operations.includes(t.operation)));
 }
+
+/** Labels of a catalogue the templates bind besides the target (`$LOGS_LABEL`, default `cluster`). */
+export interface TemplateLabels {
+  logsLabel?: string | null;
+}
+
+const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** Placeholder values of a frozen target; Clinic targets split into org and cluster. */
-function placeholders(target: string): Record<string, string> {
+function placeholders(target: string, labels: TemplateLabels): Record<string, string> {
   const [org, cluster] = target.split('/');
-  return { TARGET: target, ORG: cluster === undefined ? '' : org, CLUSTER: cluster ?? target };
+  const logsLabel = labels.logsLabel && LABEL_NAME.test(labels.logsLabel) ? labels.logsLabel : 'cluster';
+  return { TARGET: target, ORG: cluster === undefined ? '' : org, CLUSTER: cluster ?? target, LOGS_LABEL: logsLabel };
 }
 
-/** Replaces `$TARGET`, `$ORG` and `$CLUSTER` (PromQL's own `$1` references stay as they are). */
-export function bindTarget(expression: string, target: string): string {
-  const values = placeholders(target);
-  return expression.replace(/\$(TARGET|ORG|CLUSTER)\b/g, (_m, name: string) => values[name] ?? '');
+/** Replaces `$TARGET`, `$ORG`, `$CLUSTER` and `$LOGS_LABEL` (PromQL's own `$1` references stay as they are). */
+export function bindTarget(expression: string, target: string, labels: TemplateLabels = {}): string {
+  const values = placeholders(target, labels);
+  return expression.replace(/\$(TARGET|ORG|CLUSTER|LOGS_LABEL)\b/g, (_m, name: string) => values[name] ?? '');
 }
 
 /** The window a template reads inside the frozen window (null: the whole frozen window). */
@@ -86,6 +131,6 @@ export function templateWindow(template: Pick<QueryTemplate, 'windowPart'>, wind
 }
 
 /** A template bound to the frozen target and window, as the planner drafts it. */
-export function bindTemplate(template: QueryTemplate, target: string, window: TimeWindow): { id: string; operation: string; expression: string; purpose: string; window: TimeWindow | null } {
-  return { id: template.id, operation: template.operation, expression: bindTarget(template.expression, target), purpose: template.purpose, window: templateWindow(template, window) };
+export function bindTemplate(template: QueryTemplate, target: string, window: TimeWindow, labels: TemplateLabels = {}): { id: string; operation: string; expression: string; purpose: string; window: TimeWindow | null } {
+  return { id: template.id, operation: template.operation, expression: bindTarget(template.expression, target, labels), purpose: template.purpose, window: templateWindow(template, window) };
 }
