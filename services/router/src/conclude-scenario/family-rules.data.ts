@@ -8,7 +8,10 @@ export const FAMILY_RULES_VERSION = 'family-rules-v1';
 export const DEVIATION_THRESHOLD = 3.5;
 
 /** Families that show the symptom a ticket reports; they are effects unless nothing else moved. */
-export const EFFECT_FAMILIES: readonly string[] = ['statement_latency', 'errors', 'availability', 'rollbacks'];
+export const EFFECT_FAMILIES: readonly string[] = ['statement_latency', 'errors', 'availability', 'rollbacks', 'memory'];
+
+/** Throughput families: a drop in them is the workload stalling (an effect), a rise can be a cause. */
+export const THROUGHPUT_FAMILIES: readonly string[] = ['commits', 'statement_rate', 'rows_read', 'rows_written', 'network', 'io_throughput', 'iops'];
 
 /**
  * Common causal paths between families: among changes that start together, one that usually
@@ -16,14 +19,15 @@ export const EFFECT_FAMILIES: readonly string[] = ['statement_latency', 'errors'
  */
 export const DRIVES: Readonly<Record<string, readonly string[]>> = {
   deadlocks: ['rollbacks', 'errors', 'lock_waits', 'statement_latency'],
-  lock_waits: ['active_sessions', 'connections', 'statement_latency', 'rollbacks'],
-  locks: ['lock_waits', 'active_sessions', 'statement_latency'],
+  lock_waits: ['active_sessions', 'connections', 'statement_latency', 'rollbacks', 'commits', 'statement_rate'],
+  locks: ['lock_waits', 'active_sessions', 'connections', 'statement_latency', 'commits', 'statement_rate'],
   wal: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'checkpoints', 'storage_used', 'storage_free', 'replication_lag'],
   checkpoints: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'statement_latency'],
-  maintenance: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'cpu', 'rows_read', 'network', 'statement_latency'],
-  rows_written: ['wal', 'iops', 'io_throughput', 'checkpoints', 'replication_lag', 'storage_used'],
-  rows_read: ['cpu', 'iops', 'io_throughput', 'cache_hit', 'statement_latency'],
-  statement_rate: ['cpu', 'connections', 'active_sessions', 'rows_read', 'rows_written', 'commits', 'network', 'iops'],
+  maintenance: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'cpu', 'rows_read', 'network', 'memory', 'statement_latency'],
+  rows_written: ['wal', 'iops', 'io_throughput', 'checkpoints', 'replication_lag', 'storage_used', 'lock_waits', 'memory'],
+  rows_read: ['cpu', 'iops', 'io_throughput', 'cache_hit', 'statement_latency', 'lock_waits', 'memory'],
+  statement_rate: ['cpu', 'connections', 'active_sessions', 'rows_read', 'rows_written', 'commits', 'network', 'iops', 'lock_waits'],
+  active_sessions: ['lock_waits', 'cpu'],
   commits: ['wal', 'iops', 'io_throughput', 'cpu'],
   connections: ['memory', 'cpu', 'active_sessions'],
   swap: ['io_latency', 'io_queue', 'iops', 'statement_latency'],
@@ -32,7 +36,7 @@ export const DRIVES: Readonly<Record<string, readonly string[]>> = {
   uptime: ['availability', 'connections', 'errors'],
   failover: ['restarts', 'uptime', 'availability', 'connections', 'errors', 'replication_lag'],
   iops: ['io_latency', 'io_queue', 'statement_latency'],
-  io_throughput: ['io_latency', 'io_queue'],
+  io_throughput: ['io_latency', 'io_queue', 'memory'],
   io_credits: ['iops', 'io_latency', 'io_queue'],
   cpu_credits: ['cpu'],
   cpu: ['statement_latency', 'active_sessions'],
@@ -45,7 +49,13 @@ export const DRIVES: Readonly<Record<string, readonly string[]>> = {
 export const SIMULTANEITY = { windowShare: 0.03, minMs: 60_000 };
 
 /** Changes starting this long before to this long after the customer's reported onset count as "around" it. */
-export const ONSET_WINDOW = { beforeMs: 3 * 60_000, afterMs: 15 * 60_000 };
+export const ONSET_WINDOW = { beforeMs: 10 * 60_000, afterMs: 15 * 60_000 };
+
+/** Families whose every move is an event: a start time moving forward is a restart, an uptime falling back is one too. */
+export const EVENTS: readonly { family: string; when: 'rises' | 'resets'; says: string }[] = [
+  { family: 'restarts', when: 'rises', says: 'the database restarted' },
+  { family: 'uptime', when: 'resets', says: 'the database restarted (its uptime started again from zero)' },
+];
 
 /** A series is back to normal when its last value is within this share of its excursion from the baseline. */
 export const RECOVERED_WITHIN = 0.25;
@@ -63,6 +73,7 @@ export const FLOORS: readonly { family: string; ratio: number }[] = [
   { family: 'storage_free', ratio: 0.05 },
   { family: 'io_credits', ratio: 0.05 },
   { family: 'cpu_credits', ratio: 0.05 },
+  { family: 'memory', ratio: 0.05 },
 ];
 
 export interface FamilyAdvice {

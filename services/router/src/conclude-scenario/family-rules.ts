@@ -1,6 +1,6 @@
 import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
 import { isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
-import { DEVIATION_THRESHOLD, DRIVES, EFFECT_FAMILIES, FAMILY_ADVICE, FLOORS, LIMITS, ONSET_WINDOW, RECOVERED_WITHIN, SIMULTANEITY } from './family-rules.data';
+import { DEVIATION_THRESHOLD, DRIVES, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, ONSET_WINDOW, RECOVERED_WITHIN, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
 
 /** The lead series of one metric query, as the family rules read it. */
 export interface FamilySignal {
@@ -151,7 +151,10 @@ function limitFinding(s: FamilySignal, signals: readonly FamilySignal[]): string
   if (rule && limit && bound !== null && bound > 0 && s.max !== null && s.max / bound >= rule.ratio) {
     return `${familyLabel(s.family)} reached ${formatValue(s.max, s.unit)} at ${clock(s.maxAt)}, ${Math.round((s.max / bound) * 100)}% of the limit of ${formatValue(bound, limit.unit)}`;
   }
-  const floor = FLOORS.find((f) => f.family === s.family);
+  const event = EVENTS.find((e) => e.family === s.family);
+  if (event?.when === 'rises' && s.first !== null && s.max !== null && s.max > s.first) return `${event.says} at about ${clock(s.maxAt)}`;
+  if (event?.when === 'resets' && s.first !== null && s.min !== null && s.first > 0 && s.min < 0.5 * s.first) return `${event.says}${s.shiftAt ? ` at about ${clock(s.shiftAt)}` : ''}`;
+  const floor = FLOORS.find((f) => f.family === s.family && s.badDirection === 'down');
   if (floor && s.first !== null && s.min !== null && s.first > 0 && s.min <= floor.ratio * s.first) {
     return `${familyLabel(s.family)} fell from ${formatValue(s.first, s.unit)} to ${formatValue(s.min, s.unit)}${s.shiftAt ? ` (falling from ${clock(s.shiftAt)})` : ''}`;
   }
@@ -204,7 +207,8 @@ export function concludeByFamily(
   }
   const span = window ? Date.parse(window.to) - Date.parse(window.from) : 3_600_000;
   const tolerance = Math.max(SIMULTANEITY.minMs, SIMULTANEITY.windowShare * span);
-  const causes = findings.filter((f) => !EFFECT_FAMILIES.includes(f.signal.family));
+  const stalled = (f: Finding) => THROUGHPUT_FAMILIES.includes(f.signal.family) && f.signal.direction === 'down' && f.exhausted === null;
+  const causes = findings.filter((f) => (!EFFECT_FAMILIES.includes(f.signal.family) || f.exhausted !== null) && !stalled(f));
   // The customer's onset: changes that begin around it explain a new problem better than ones
   // already under way long before (a limit or floor reached is always a candidate).
   const onset = options.onset ?? null;
