@@ -2,13 +2,14 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type In
 import { lokiStreamsBody, unifiedLogLine, type FixtureLogStream } from './loki-fixture';
 
 /**
- * A scripted stand-in for the Clinic HTTP API (metadata, TopSQL, slow queries, activities,
- * components, configuration, Prometheus-compatible metrics, Loki-style logs) and, on a second
+ * A scripted stand-in for the Clinic HTTP API (the token's orgs and each org's cluster list,
+ * metadata, TopSQL, slow queries, activities, components, configuration, Prometheus-compatible
+ * metrics, Loki-style logs) and, on a second
  * port, DevOps CloudConfig. Default answers come from per-cluster data; `script` queues exact
  * replies (5xx, 4xx, slow, truncated) for the next hits of a route.
  */
 
-export type ClinicRoute = 'metadata' | 'topsql' | 'slowqueries' | 'activities' | 'components' | 'configuration' | 'metrics' | 'logs' | 'cloud_config';
+export type ClinicRoute = 'orgs' | 'clusters' | 'metadata' | 'topsql' | 'slowqueries' | 'activities' | 'components' | 'configuration' | 'metrics' | 'logs' | 'cloud_config';
 
 export interface ScriptedReply {
   status: number;
@@ -61,6 +62,8 @@ export interface RunningClinicFixture {
 }
 
 const CLUSTER_PATH = /^\/api\/v1\/orgs\/([^/]+)\/clusters\/([^/]+)(\/.*)?$/;
+const ORGS_PATH = /^\/api\/v1\/orgs\/?$/;
+const ORG_CLUSTERS_PATH = /^\/api\/v1\/orgs\/([^/]+)\/clusters\/?$/;
 
 function routeOf(suffix: string | undefined): ClinicRoute | 'unknown' {
   if (!suffix) return 'metadata';
@@ -114,8 +117,24 @@ export async function startClinicFixture(options: ClinicFixtureOptions): Promise
 
   const nextScripted = (route: ClinicRoute): ScriptedReply | undefined => queues.get(route)?.shift();
 
+  /** Inventory routes: the orgs of the token's clusters, and an org's clusters (their metadata bodies, leaks included) up to `limit`. */
+  const answerOrgLevel = (route: 'orgs' | 'clusters', url: URL, req: IncomingMessage, res: ServerResponse) => {
+    requests.push({ route, method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers });
+    const scripted = nextScripted(route);
+    if (scripted) return reply(res, scripted);
+    if (req.headers['authorization'] !== `Bearer ${options.token}`) return send(res, 401, { error: 'invalid token' });
+    if (route === 'orgs') return send(res, 200, { items: [...new Set(options.clusters.map((c) => c.orgId))].map((org_id) => ({ org_id, name: `Org ${org_id}` })) });
+    const orgId = decodeURIComponent(ORG_CLUSTERS_PATH.exec(url.pathname)?.[1] ?? '');
+    if (req.headers['x-clinic-org-id'] !== orgId) return send(res, 403, { error: 'org header must match the path' });
+    const all = options.clusters.filter((c) => c.orgId === orgId).map((c) => ({ cluster_id: c.clusterId, ...c.metadata }));
+    const limit = Number(url.searchParams.get('limit') ?? '100');
+    return send(res, 200, { items: all.slice(0, limit), truncated: all.length > limit });
+  };
+
   const clinic = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fixture');
+    const orgLevel = ORGS_PATH.test(url.pathname) ? 'orgs' : ORG_CLUSTERS_PATH.test(url.pathname) ? 'clusters' : null;
+    if (orgLevel) return void answerOrgLevel(orgLevel, url, req, res);
     const match = CLUSTER_PATH.exec(url.pathname);
     const route = match ? routeOf(match[3]) : 'unknown';
     requests.push({ route, method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers });

@@ -77,6 +77,14 @@ export type ClinicComponentItem = z.infer<typeof ClinicComponentItem>;
 export const ClinicConfigItem = z.object({ component: z.string(), key: z.string(), value: z.unknown() });
 export type ClinicConfigItem = z.infer<typeof ClinicConfigItem>;
 
+/** An org the Clinic token may read (inventory). */
+export const ClinicOrgItem = z.object({ org_id: z.string() });
+export type ClinicOrgItem = z.infer<typeof ClinicOrgItem>;
+
+/** A cluster of an org as the org's cluster list names it (inventory); other fields are not read. */
+export const ClinicClusterItem = z.object({ cluster_id: z.string(), name: z.string().nullish() });
+export type ClinicClusterItem = z.infer<typeof ClinicClusterItem>;
+
 const Items = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), truncated: z.boolean().optional() });
 
 function safeJson(text: string): unknown {
@@ -168,3 +176,38 @@ export function clinicApi(config: ClinicApiConfig, scope: ClinicScope): ClinicAp
   };
 }
 
+
+/** Org-level Clinic reads for the inventory: the token's orgs and each org's clusters. */
+export interface ClinicOrgApi {
+  orgs(options?: ClinicCallOptions): Promise<{ data: ClinicOrgItem[]; truncated: boolean; record: HttpCallRecord }>;
+  clusters(orgId: string, params: { limit: number }, options?: ClinicCallOptions): Promise<{ data: ClinicClusterItem[]; truncated: boolean; record: HttpCallRecord }>;
+}
+
+/**
+ * Read-only Clinic client for the inventory. `GET /api/v1/orgs` lists the orgs the token may
+ * read; `GET /api/v1/orgs/{org}/clusters?limit` lists an org's clusters and carries the org scope
+ * header (there is no cluster yet to scope by). Same token, retries and records as `clinicApi`.
+ */
+export function clinicOrgApi(config: ClinicApiConfig): ClinicOrgApi {
+  const base = config.baseUrl.replace(/\/$/, '');
+  const secrets = [config.token, base];
+  async function getItems<T extends z.ZodType>(path: string, headers: Record<string, string>, item: T, what: string, options: ClinicCallOptions = {}) {
+    const response = await providerRequest({
+      url: `${base}${path}`,
+      method: 'GET',
+      headers: { accept: 'application/json', authorization: `Bearer ${config.token}`, ...headers },
+      signal: options.signal,
+      retryDelaysMs: options.retryDelaysMs,
+      secrets,
+      maxResponseBytes: config.maxResponseBytes ?? 4 * 1024 * 1024,
+    });
+    const parsed = Items(item).safeParse(safeJson(response.body));
+    if (!parsed.success) throw Object.assign(new ProviderError('PROVIDER.RESPONSE_INVALID', `Clinic answered ${what} with an unexpected body`), { record: response.record });
+    return { data: parsed.data.items as z.infer<T>[], truncated: parsed.data.truncated ?? false, record: response.record };
+  }
+  return {
+    orgs: (options) => getItems('/api/v1/orgs', {}, ClinicOrgItem, 'the org list', options),
+    clusters: (orgId, params, options) =>
+      getItems(`/api/v1/orgs/${encodeURIComponent(orgId)}/clusters?${new URLSearchParams({ limit: String(params.limit) }).toString()}`, { [CLINIC_ORG_HEADER]: orgId }, ClinicClusterItem, 'the cluster list', options),
+  };
+}

@@ -6,7 +6,7 @@ import { FIXTURE_LEAKS, leakyCluster, startClinicFixture, type RunningClinicFixt
 import { CLINIC_BOOTSTRAP_RECORD_ID, clinicBatchTool } from './clinic-batch.tool';
 import type { ClinicPackageConfig } from './clinic.config';
 import type { ClinicBatchOutput, ClinicQueryOutput } from './clinic-output.schema';
-import { clinicPackage, clinicTarget, parseClinicTarget } from './clinic.package';
+import { clinicPackage, clinicTarget, listClinicTargets, parseClinicTarget } from './clinic.package';
 
 const CLINIC_TOKEN = 'clinic-token-5f0c1d2e3a4b';
 const CLOUD_CONFIG_TOKEN = 'cloudcfg-token-9e8d7c6b5a4f';
@@ -59,6 +59,64 @@ describe('Clinic evidence package over a scripted Clinic API', () => {
     expect(text).not.toMatch(/"(cost\w*|billing|sku|machine_type|sql_text|query|connection_id|operator|address|instance)"\s*:/i);
     expect(text).not.toMatch(/SELECT \*|UPDATE secret|conn=/);
   };
+
+  it('lists the clusters of every org the token reads as <org>/<cluster> targets, with the cluster id and name as aliases and nothing else', async () => {
+    const listing = await clinicPackage(config).listTargets?.();
+    expect(listing).toEqual({
+      status: 'listed',
+      targets: [
+        { target: `${ORG}/${DEDICATED}`, aliases: [DEDICATED, 'acme-prod-db'] },
+        { target: `${ORG}/${SERVERLESS}`, aliases: [SERVERLESS, 'acme-prod-db'] },
+        { target: `org-other/${FOREIGN}`, aliases: [FOREIGN, 'acme-prod-db'] },
+      ],
+      truncated: false,
+      failureCode: null,
+    });
+    // The cluster name is an alias a ticket may use; every other planted value stays out.
+    const text = JSON.stringify(listing);
+    for (const leak of [...FIXTURE_LEAKS.filter((l) => l !== 'acme-prod-db'), CLINIC_TOKEN, fixture.baseUrl]) expect(text).not.toContain(leak);
+    expect(fixture.hits('orgs').map((r) => r.headers['authorization'])).toEqual([`Bearer ${CLINIC_TOKEN}`]);
+    expect(fixture.hits('clusters').map((r) => [r.path, r.headers['x-clinic-org-id'], r.query.get('limit')])).toEqual([
+      [`/api/v1/orgs/${ORG}/clusters`, ORG, '2000'],
+      ['/api/v1/orgs/org-other/clusters', 'org-other', '1998'],
+    ]);
+  });
+
+  it('bounds the inventory, drops ids and names that are not safe, and keeps what it could list when one org fails', async () => {
+    const capped = await listClinicTargets(config, 2);
+    expect(capped).toMatchObject({ status: 'listed', truncated: true, failureCode: null });
+    expect(capped.targets.map((t) => t.target)).toEqual([`${ORG}/${DEDICATED}`, `${ORG}/${SERVERLESS}`]);
+    expect(fixture.hits('clusters')).toHaveLength(1);
+
+    fixture.reset();
+    fixture.script('orgs', { status: 200, body: { items: [{ org_id: ORG }, { org_id: 'bad org/../x' }, { org_id: 'org-other' }] } });
+    fixture.script(
+      'clusters',
+      { status: 200, body: { items: [{ cluster_id: 'cl-1', name: '10.0.3.17' }, { cluster_id: 'cl-2', name: 'db.internal-prod.svc' }, { cluster_id: 'cl 3', name: 'x' }, { cluster_id: 'cl-4', name: 'Orders DB' }, { cluster_id: 'cl-4' }] } },
+      { status: 503 },
+      { status: 503 },
+      { status: 503 },
+    );
+    const partial = await listClinicTargets(config);
+    expect(partial).toEqual({
+      status: 'listed',
+      targets: [
+        { target: `${ORG}/cl-1`, aliases: ['cl-1'] },
+        { target: `${ORG}/cl-2`, aliases: ['cl-2'] },
+        { target: `${ORG}/cl-4`, aliases: ['cl-4', 'Orders DB'] },
+      ],
+      truncated: true,
+      failureCode: 'PROVIDER.HTTP_5XX',
+    });
+    expect(fixture.hits('clusters').map((r) => r.path)).toEqual([`/api/v1/orgs/${ORG}/clusters`, '/api/v1/orgs/org-other/clusters', '/api/v1/orgs/org-other/clusters', '/api/v1/orgs/org-other/clusters']);
+  });
+
+  it('an inventory the token may not read is unavailable with the auth code, so the previous one stays', async () => {
+    const listing = await listClinicTargets({ ...config, clinic: { ...config.clinic, token: 'wrong-token-123456' } });
+    expect(listing).toEqual({ status: 'unavailable', targets: [], truncated: false, failureCode: 'PROVIDER.AUTH_FAILED' });
+    fixture.script('orgs', { status: 200, body: { orgs: 'not a list' } });
+    expect(await listClinicTargets(config)).toMatchObject({ status: 'unavailable', failureCode: 'PROVIDER.RESPONSE_INVALID' });
+  });
 
   it('answers every HTTP operation with compact, allowlisted evidence and sends the scope headers on each call', async () => {
     const out = await ok(

@@ -1,6 +1,8 @@
-import { TicketKey } from '@aoc/contracts';
-import type { ClinicScope } from '../../connectors/clinic-api-connector';
-import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidenceOperation, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, QueryEvidence } from '../../core/evidence-package';
+import { MAX_INVENTORY_TARGETS, TicketKey } from '@aoc/contracts';
+import { clinicOrgApi, type ClinicScope } from '../../connectors/clinic-api-connector';
+import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidenceOperation, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, QueryEvidence, TargetListing } from '../../core/evidence-package';
+import { ProviderError } from '../../core/provider-error';
+import { redactText } from '../../core/sanitize';
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
 import { failure, success, type ToolResult } from '../../core/tool-result';
 import { clinicBatchSpec, clinicBatchTool } from './clinic-batch.tool';
@@ -80,6 +82,69 @@ export function plannedToClinicEntry(planned: PlannedProviderQuery): MappedQuery
   }
 }
 
+/** A cluster name a ticket may use: plain words, no address, no secret; anything else is dropped. */
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,127}$/;
+/** Outer limit of one inventory listing (all orgs and their cluster lists). */
+export const CLINIC_INVENTORY_TIMEOUT_MS = 30_000;
+
+/** A refused token is an auth failure, as in the batch bootstrap; any other error keeps its code. */
+function listingCode(error: unknown): string {
+  if (!(error instanceof ProviderError)) return 'PROVIDER.UNREACHABLE';
+  const status = error.details['httpStatus'];
+  return error.code === 'PROVIDER.HTTP_4XX' && (status === 401 || status === 403) ? 'PROVIDER.AUTH_FAILED' : error.code;
+}
+
+/**
+ * The org's clusters as the Clinic inventory: every org the token may read, then each org's
+ * cluster list, as `<org>/<cluster>` targets with the cluster id and (when it is a plain name)
+ * the cluster name as aliases. At most 2,000 targets; ids that are not exact Clinic ids are left
+ * out; nothing else of the answers (tier, cost, addresses) is kept. A listing that fails before
+ * any target is known is `unavailable` with its code, so the previous inventory stays.
+ */
+export async function listClinicTargets(config: ClinicPackageConfig, limit = MAX_INVENTORY_TARGETS): Promise<TargetListing> {
+  const api = clinicOrgApi(config.clinic);
+  const retryDelaysMs = config.retryDelaysMs ?? [250, 1000];
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), CLINIC_INVENTORY_TIMEOUT_MS);
+  const targets: TargetListing['targets'] = [];
+  const seen = new Set<string>();
+  let truncated = false;
+  let failureCode: string | null = null;
+  const safeAlias = (value: string | null | undefined) => (value && SAFE_NAME.test(value) && redactText(value, { secrets: [config.clinic.token] }) === value ? [value] : []);
+  try {
+    const orgs = await api.orgs({ signal: controller.signal, retryDelaysMs });
+    truncated ||= orgs.truncated;
+    for (const org of orgs.data.filter((o) => ID.test(o.org_id))) {
+      const remaining = limit - targets.length;
+      if (remaining <= 0) {
+        truncated = true;
+        break;
+      }
+      try {
+        const clusters = await api.clusters(org.org_id, { limit: remaining }, { signal: controller.signal, retryDelaysMs });
+        truncated ||= clusters.truncated || clusters.data.length > remaining;
+        for (const c of clusters.data.slice(0, remaining)) {
+          const target = clinicTarget(org.org_id, c.cluster_id);
+          if (!ID.test(c.cluster_id) || seen.has(target)) continue;
+          seen.add(target);
+          targets.push({ target, aliases: [...new Set([c.cluster_id, ...safeAlias(c.name)])] });
+        }
+      } catch (error) {
+        // One org that cannot be listed leaves the others listed; the code says something is missing.
+        failureCode = listingCode(error);
+        if (failureCode === 'PROVIDER.AUTH_FAILED' || controller.signal.aborted) break;
+      }
+    }
+  } catch (error) {
+    failureCode = controller.signal.aborted ? 'PROVIDER.TIMEOUT' : listingCode(error);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (controller.signal.aborted && failureCode === null) failureCode = 'PROVIDER.TIMEOUT';
+  const ok = failureCode === null || targets.length > 0;
+  return { status: ok ? 'listed' : 'unavailable', targets: targets.sort((a, b) => a.target.localeCompare(b.target)), truncated: truncated || (failureCode !== null && ok), failureCode };
+}
+
 export interface ClinicEvidencePackage extends EvidencePackage {
   readonly name: 'clinic';
   /** The implementation behind the batch tool, for direct `executeTool` use. */
@@ -98,6 +163,7 @@ export function clinicPackage(config: ClinicPackageConfig): ClinicEvidencePackag
     tool,
     tools: [clinicBatchSpec],
     operations: CLINIC_OPERATIONS,
+    listTargets: () => listClinicTargets(config),
     runBatch: async (request: EvidenceBatchRequest, options: EvidenceRunOptions = {}): Promise<ToolResult<EvidenceBatchDetails>> => {
       // The ticket was frozen upstream; a malformed key here means the request was not built by it.
       if (request.ticketKey !== null && !TicketKey.safeParse(request.ticketKey).success) return failure('PROVIDER.INPUT_INVALID', 'ticketKey: must look like PROJ-123');

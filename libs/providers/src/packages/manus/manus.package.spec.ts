@@ -56,6 +56,14 @@ describe('manus package (scripted Grafana datasource proxy)', () => {
     expect(result.ok ? null : result.details).toMatchObject({ error_code: 'PROVIDER.INPUT_INVALID', detail_error: expect.stringContaining('provider') });
   });
 
+  it('lists the configured fixed targets as its inventory, without network use', async () => {
+    const requests = proxy.requests.length;
+    expect(await pkg.listTargets?.()).toEqual({ status: 'listed', targets: [{ target: 'vida', aliases: [] }, { target: 'monica', aliases: [] }], truncated: false, failureCode: null });
+    const monicaOnly = manusPackage({ ...config, targets: { monica: config.targets.monica } });
+    expect((await monicaOnly.listTargets?.())?.targets).toEqual([{ target: 'monica', aliases: [] }]);
+    expect(proxy.requests.length).toBe(requests);
+  });
+
   it('accepts exactly vida and monica', async () => {
     for (const target of ['VIDA', 'vida ', 'clinic', 'monica-2', '']) {
       const result = await run({ ...q(), target });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { runBatch, type BatchLimits } from '../../core/batch-scheduler';
-import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery } from '../../core/evidence-package';
+import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, TargetListing } from '../../core/evidence-package';
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
 import { runPlannedBatch } from '../../core/planned-batch';
 import { ProviderError } from '../../core/provider-error';
@@ -248,11 +248,14 @@ function plannedToQuery(q: PlannedProviderQuery): ManusQuery {
 export function manusPackage(config: ManusConfig): ManusPackage {
   const parsed = parseManusConfig(config);
   const tool = createTool(parsed);
+  const configured = MANUS_TARGETS.filter((t) => parsed.targets[t] !== undefined);
   return {
     name: 'manus',
     tool,
     tools: [manusQueryRangeSpec],
     operations: ['promql_range'],
+    // The fixed targets this deployment configured; nothing is asked of Grafana to list them.
+    listTargets: (): Promise<TargetListing> => Promise.resolve({ status: 'listed', targets: configured.map((target) => ({ target, aliases: [] })), truncated: false, failureCode: null }),
     runBatch: async (request: EvidenceBatchRequest, options: EvidenceRunOptions = {}): Promise<ToolResult<EvidenceBatchDetails>> => {
       return runPlannedBatch(request, 'manus', plannedToQuery, (queries) => executeTool(tool, { target: request.target, window: request.window, queries }, options));
     },

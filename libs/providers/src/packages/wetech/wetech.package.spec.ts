@@ -6,6 +6,7 @@ import type { DashboardViewRequest, DashboardViewResult } from '../../connectors
 import { memoryStorageStateStore, type StorageStateStore } from '../../connectors/storage-state-store';
 import { matrixBody, startGrafanaProxy, type RunningGrafanaProxy, type UpstreamAnswer } from '../../../test/dashboard-grafana-proxy';
 import { basic, fakeDashboard, pageRow, WETECH_TEST_CREDENTIALS as CREDS } from '../../../test/wetech-fakes';
+import { WETECH_HOST_ALLOWLIST, WETECH_TARGETS } from './wetech-inventory.generated';
 import { isApidTicketKey } from './wetech-target';
 import { wetechBatchSpec, wetechPackage, type WetechPackage, type WetechPackageConfig, type WetechStorageStateEvent } from './wetech.package';
 
@@ -95,6 +96,20 @@ describe('wetech package (scripted Grafana, scripted dashboard, in-memory state)
   const run = (input: unknown, p: WetechPackage = pkg) => executeTool(p.tool, input, { now: NOW });
   const batch = (queries: unknown[], extra: Record<string, unknown> = {}) => ({ ticketKey: 'APID-29213', region: 'ap-southeast-1', cluster: 'wt-prod-sg-01', window: WINDOW, queries, ...extra });
   const promql = (id = 'cpu', extra: Record<string, unknown> = {}) => ({ id, operation: 'promql_range', promql: 'rate(tidb_server_cpu_seconds_total[1m])', ...extra });
+
+  it('lists its generated inventory as redacted candidates: <region>/<cluster>, cluster and dashboard names as aliases, never a host', async () => {
+    const listing = await pkg.listTargets?.();
+    expect(listing).toMatchObject({ status: 'listed', truncated: false, failureCode: null });
+    expect(listing?.targets).toHaveLength(WETECH_TARGETS.length);
+    expect(listing?.targets.find((t) => t.target === 'ap-saas01/wt-saas01-core')).toEqual({ target: 'ap-saas01/wt-saas01-core', aliases: ['wt-saas01-core', 'saas01-core'] });
+    expect(listing?.targets.find((t) => t.target === 'ap-southeast-1/wt-prod-sg-01')).toEqual({ target: 'ap-southeast-1/wt-prod-sg-01', aliases: ['wt-prod-sg-01'] });
+    const text = JSON.stringify(listing);
+    for (const host of WETECH_HOST_ALLOWLIST) expect(text).not.toContain(host);
+    for (const t of WETECH_TARGETS) expect(text).not.toContain(t.datasourceUid);
+    // Listing uses no network: no Grafana request, no dashboard login.
+    expect(dashboard.sessions).toEqual([]);
+    expect(proxy.requests).toHaveLength(0);
+  });
 
   it('defines the APID ticket shape', () => {
     for (const key of ['APID-1', 'APID-29213', 'APID-123456789']) expect(isApidTicketKey(key)).toBe(true);

@@ -1,7 +1,7 @@
 import { AocError } from '@aoc/errors';
 import { z } from 'zod';
 import { runBatch, type BatchLimits } from '../../core/batch-scheduler';
-import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery } from '../../core/evidence-package';
+import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, TargetListing } from '../../core/evidence-package';
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
 import { runPlannedBatch } from '../../core/planned-batch';
 import { ProviderError } from '../../core/provider-error';
@@ -385,6 +385,29 @@ function plannedToEntry(q: PlannedProviderQuery): WetechEntry {
   return checked.data;
 }
 
+/** Names a ticket may use for a Wetech cluster: plain identifiers without dots, so never a host name. */
+const SAFE_ALIAS = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/**
+ * The generated inventory as redacted candidates: each target in the package's own form
+ * (`<region>/<cluster>`, exactly what `runBatch` takes), with the cluster name and its dashboard
+ * display name as aliases. Host names and datasource ids stay inside the package; an entry the
+ * host allowlist would refuse is not offered.
+ */
+export function wetechInventory(): TargetListing {
+  const targets = WETECH_TARGETS.flatMap((entry) => {
+    let target: ReturnType<typeof wetechTarget>;
+    try {
+      target = wetechTarget(entry.region, entry.cluster);
+    } catch {
+      return [];
+    }
+    const aliases = [...new Set([target.cluster, target.dashboardCluster])].filter((a) => SAFE_ALIAS.test(a));
+    return [{ target: wetechTargetName(target), aliases }];
+  });
+  return { status: 'listed', targets: targets.sort((a, b) => a.target.localeCompare(b.target)), truncated: false, failureCode: null };
+}
+
 /**
  * The Wetech evidence package: APID tickets, inventory region/cluster pairs only, bounded PromQL
  * through the region's Grafana datasource proxy, and TiDB Dashboard TopSQL / Statements / Slow
@@ -398,6 +421,7 @@ export function wetechPackage(config: WetechPackageConfig): WetechPackage {
     tool,
     tools: [wetechBatchSpec],
     operations: ['promql_range', 'top_sql', 'statements', 'slow_query'],
+    listTargets: () => Promise.resolve(wetechInventory()),
     runBatch: async (request: EvidenceBatchRequest, options: EvidenceRunOptions = {}): Promise<ToolResult<EvidenceBatchDetails>> => {
       const slash = request.target.indexOf('/');
       if (slash <= 0) return failure('PROVIDER.TARGET_REJECTED', 'target: must be <region>/<cluster> of the Wetech inventory');
