@@ -11,7 +11,7 @@ export const EVIDENCE_MODEL = Symbol('EVIDENCE_MODEL');
 
 export const EVIDENCE_PLANNER_INSTRUCTIONS: Instructions = {
   id: 'evidence.plan-batch',
-  version: '2026-12-01.1',
+  version: '2026-12-01.2',
   text: [
     'You plan one bounded, read-only evidence batch for a database support investigation. The input holds one neutral',
     'question, its observable stop condition, the provider, the frozen target and the absolute window. Plan at most 12',
@@ -21,6 +21,10 @@ export const EVIDENCE_PLANNER_INSTRUCTIONS: Instructions = {
     'When "catalog" is present it lists the metric names the provider actually holds for the target in the window, each with',
     'its ontology family, kind (counter/gauge/histogram), suggested aggregation and label keys: plan only names from it,',
     'rate() counters, histogram_quantile() histogram buckets, and bind every selector with catalog.targetLabel="<target>".',
+    'catalog.operations lists what else the target offers: sql (one SELECT over PostgreSQL statistics views such as',
+    'pg_stat_activity, pg_locks with pg_blocking_pids, pg_stat_replication, pg_settings, pg_stat_statements; it reads the',
+    'current state, not the window) and logs (one LogQL log query, no metric function, whose stream selector carries',
+    '{catalog.logsLabel="<target>"}); plan them only when listed.',
     'Without a catalog, bind every PromQL selector to cluster="<target>". Never plan writes, never change the target or the window, and',
     'do not judge causes, severity or who should act. When "rewrite" is present, the previous plan failed validation with',
     'the listed codes: fix only the structure of the rejected queries (or drop them); keep the objective, target and window.',
@@ -83,8 +87,8 @@ export async function planEvidenceRound(model: ModelPort, request: EvidenceReque
     if (error instanceof AocError && error.retryable) throw error;
     return plan(0, [], `The evidence planner produced no usable plan (${errorCodeOf(error, 'MODEL.UNEXPECTED')}); nothing was queried.`);
   }
-  const targetLabel = catalog?.targetLabel ?? null;
-  const checked = validatePlan(request, first.queries.map(toPlanned), { targetLabel });
+  const checks = { targetLabel: catalog?.targetLabel ?? null, logsLabel: catalog?.logsLabel ?? null, operations: catalog?.operations ?? null };
+  const checked = validatePlan(request, first.queries.map(toPlanned), checks);
   if (checked.errors.length === 0) return plan(0, checked.queries, first.plannerNotes);
   let second: EvidencePlanOutputV1;
   try {
@@ -93,7 +97,7 @@ export async function planEvidenceRound(model: ModelPort, request: EvidenceReque
     if (error instanceof AocError && error.retryable) throw error;
     return plan(1, [], `The plan failed validation (${describeErrors(checked.errors)}) and the rewrite produced no usable plan; nothing was queried.`);
   }
-  const rechecked = validatePlan(request, second.queries.map(toPlanned), { targetLabel });
+  const rechecked = validatePlan(request, second.queries.map(toPlanned), checks);
   if (rechecked.errors.length > 0) {
     return plan(1, [], `The plan failed validation twice; ending this round with the original error: ${describeErrors(checked.errors)}.`);
   }

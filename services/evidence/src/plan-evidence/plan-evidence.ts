@@ -118,14 +118,20 @@ function catalogPlan(request: EvidencePlanInputV1['request'], catalog: PlanningC
   }
   const question = request.question.toLowerCase();
   const servedOps = PROVIDER_OPERATIONS[request.provider];
-  const asked = templatesFor(request.provider).filter((t) => t.asks.some((a) => question.includes(a)));
+  const asked = templatesFor(request.provider, catalog.operations ?? []).filter((t) => t.asks.some((a) => question.includes(a)));
   const unserved = asked.filter((t) => !servedOps.includes(t.operation));
+  // PostgreSQL statistics (`sql`) and logs the catalogue offers for this target.
+  const offered = asked.filter((t) => t.needsCatalogOperation).slice(0, MAX_QUERIES_PER_BATCH);
   const present = new Set(catalog.metrics.map((m) => m.name));
   // Templates bind `cluster`; they fit only an endpoint whose target label is `cluster`.
   const templates = label === 'cluster' ? asked.filter((t) => servedOps.includes(t.operation) && templateMetrics(t).length > 0 && templateMetrics(t).every((n) => present.has(n))) : [];
   const covered = new Set(templates.flatMap(templateMetrics));
-  const plan = planByFamily(request, { ...catalog, metrics: catalog.metrics.filter((m) => !covered.has(m.name)) }, MAX_QUERIES_PER_BATCH - templates.length);
-  const drafts = [...templates.map((t) => draft(bindTemplate(t, target, request.window))), ...plan.drafts.map(({ family: _family, ...q }) => draft(q))];
+  const plan = planByFamily(request, { ...catalog, metrics: catalog.metrics.filter((m) => !covered.has(m.name)) }, Math.max(0, MAX_QUERIES_PER_BATCH - templates.length - offered.length));
+  const drafts = [
+    ...templates.map((t) => draft(bindTemplate(t, target, request.window))),
+    ...offered.map((t) => draft(bindTemplate(t, target, request.window, { logsLabel: catalog.logsLabel }))),
+    ...plan.drafts.map(({ family: _family, ...q }) => draft(q)),
+  ];
   const stillMissing = plan.missing.filter((f) => ![...covered].some((n) => classifyMetric(n).family === f));
   const notes = [
     stillMissing.length > 0 ? `No metric of ${stillMissing.join(', ')} exists for ${target} in the window (${catalog.metrics.length} metric names discovered${catalog.truncated ? ', list truncated' : ''}).` : '',

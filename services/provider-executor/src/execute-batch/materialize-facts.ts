@@ -70,7 +70,8 @@ export function familyAttributes(planned: PlannedQueryV1 | undefined, seriesName
   const name = seriesName ?? names[0];
   if (!name) return {};
   const c = classifyMetric(name);
-  return { family: c.family, metric: name.slice(0, 200), badDirection: c.badDirection, unitKind: c.unit };
+  // `scale` turns a raw sample into the family's unit (KB → bytes, ms → seconds); 1 is left out.
+  return { family: c.family, metric: name.slice(0, 200), badDirection: c.badDirection, unitKind: c.unit, ...(c.scale !== 1 ? { unitScale: String(c.scale) } : {}) };
 }
 
 export interface Materialized {

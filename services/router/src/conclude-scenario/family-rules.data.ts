@@ -7,7 +7,12 @@ export const FAMILY_RULES_VERSION = 'family-rules-v1';
 /** |robust shift| at which a series counts as deviating (the providers' reporting threshold). */
 export const DEVIATION_THRESHOLD = 3.5;
 
-/** Families that show the symptom a ticket reports; they are effects unless nothing else moved. */
+/**
+ * Families that show what a problem looks like rather than why: the reported symptom (latency,
+ * errors, availability), rollbacks and memory use (it follows the workload; only a floor reached
+ * or swap shows pressure). They lead only when nothing else moved, or when they reached a limit
+ * or floor.
+ */
 export const EFFECT_FAMILIES: readonly string[] = ['statement_latency', 'errors', 'availability', 'rollbacks', 'memory'];
 
 /** Throughput families: a drop in them is the workload stalling (an effect), a rise can be a cause. */

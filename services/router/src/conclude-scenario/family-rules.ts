@@ -9,6 +9,8 @@ export interface FamilySignal {
   metric: string;
   badDirection: 'up' | 'down' | 'both';
   unit: string;
+  /** Multiplier from the raw samples to `unit`. */
+  scale: number;
   points: number;
   first: number | null;
   last: number | null;
@@ -66,6 +68,7 @@ export function familySignals(facts: readonly EvidenceFactV1[]): FamilySignal[] 
       metric: str(a['metric']) ?? f.queryId,
       badDirection: bad === 'up' || bad === 'down' ? bad : 'both',
       unit: str(a['unitKind']) ?? 'unknown',
+      scale: Number(str(a['unitScale']) ?? 1) || 1,
       points: num(a['points']) ?? 0,
       first: num(a['first']),
       last: num(a['last']),
@@ -119,6 +122,9 @@ export function formatValue(value: number | null, unit: string): string {
   return abs >= 10_000 ? Math.round(value).toLocaleString('en-US') : String(round(value, abs >= 100 ? 0 : 2));
 }
 
+/** A raw value of a signal in its family's unit. */
+const scaled = (s: Pick<FamilySignal, 'scale'>, v: number | null) => (v === null ? null : v * s.scale);
+
 const clock = (ms: number | null) => (ms === null ? 'an unknown time' : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
 
 /** Deviating in the direction that is bad for its family. */
@@ -149,14 +155,14 @@ function limitFinding(s: FamilySignal, signals: readonly FamilySignal[]): string
   // The limit is a setting: its latest value is the one in force.
   const bound = limit ? (limit.last ?? limit.max) : null;
   if (rule && limit && bound !== null && bound > 0 && s.max !== null && s.max / bound >= rule.ratio) {
-    return `${familyLabel(s.family)} reached ${formatValue(s.max, s.unit)} at ${clock(s.maxAt)}, ${Math.round((s.max / bound) * 100)}% of the limit of ${formatValue(bound, limit.unit)}`;
+    return `${familyLabel(s.family)} reached ${formatValue(scaled(s, s.max), s.unit)} at ${clock(s.maxAt)}, ${Math.round((s.max / bound) * 100)}% of the limit of ${formatValue(scaled(limit, bound), limit.unit)}`;
   }
   const event = EVENTS.find((e) => e.family === s.family);
   if (event?.when === 'rises' && s.first !== null && s.max !== null && s.max > s.first) return `${event.says} at about ${clock(s.maxAt)}`;
   if (event?.when === 'resets' && s.first !== null && s.min !== null && s.first > 0 && s.min < 0.5 * s.first) return `${event.says}${s.shiftAt ? ` at about ${clock(s.shiftAt)}` : ''}`;
   const floor = FLOORS.find((f) => f.family === s.family && s.badDirection === 'down');
   if (floor && s.first !== null && s.min !== null && s.first > 0 && s.min <= floor.ratio * s.first) {
-    return `${familyLabel(s.family)} fell from ${formatValue(s.first, s.unit)} to ${formatValue(s.min, s.unit)}${s.shiftAt ? ` (falling from ${clock(s.shiftAt)})` : ''}`;
+    return `${familyLabel(s.family)} fell from ${formatValue(scaled(s, s.first), s.unit)} to ${formatValue(scaled(s, s.min), s.unit)}${s.shiftAt ? ` (falling from ${clock(s.shiftAt)})` : ''}`;
   }
   return null;
 }
@@ -165,7 +171,7 @@ function describeChange(s: FamilySignal): string {
   const up = s.direction !== 'down';
   const extreme = up ? s.max : s.min;
   const at = up && s.maxAt ? ` (highest at ${clock(s.maxAt)})` : '';
-  return `${familyLabel(s.family)} (${s.metric}) ${up ? 'rose' : 'fell'} from its usual level of ${formatValue(s.baseline, s.unit)} to ${formatValue(extreme, s.unit)}, starting at ${clock(s.shiftAt)}${at}`;
+  return `${familyLabel(s.family)} (${s.metric}) ${up ? 'rose' : 'fell'} from its usual level of ${formatValue(scaled(s, s.baseline), s.unit)} to ${formatValue(scaled(s, extreme), s.unit)}, starting at ${clock(s.shiftAt)}${at}`;
 }
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -202,7 +208,7 @@ export function concludeByFamily(
   if (findings.length === 0) {
     // Healthy needs the signals to have been assessed against their own baseline.
     if (!signals.some((s) => s.score !== null)) return null;
-    const shown = signals.slice(0, 4).map((s) => `${familyLabel(s.family)} stayed between ${formatValue(s.min, s.unit)} and ${formatValue(s.max, s.unit)}`);
+    const shown = signals.slice(0, 4).map((s) => `${familyLabel(s.family)} stayed between ${formatValue(scaled(s, s.min), s.unit)} and ${formatValue(scaled(s, s.max), s.unit)}`);
     return { kind: 'healthy', statement: `No measured signal moved away from its usual level during the window: ${shown.join('; ')}. The database shows no sign of the reported problem in this window.` };
   }
   const span = window ? Date.parse(window.to) - Date.parse(window.from) : 3_600_000;
@@ -240,7 +246,7 @@ export function concludeByFamily(
   const back = recovered(lead.signal);
   const change = lead.exhausted ?? describeChange(lead.signal);
   const order = pool.length > 1 && lead.start !== null && !later.includes(lead) ? '; it is the earliest sustained change among the measured signals' : '';
-  const recoveredText = back ? ` It was back to ${formatValue(lead.signal.last, lead.signal.unit)} by the end of the window: the incident has recovered and is not active now.` : '';
+  const recoveredText = back ? ` It was back to ${formatValue(scaled(lead.signal, lead.signal.last), lead.signal.unit)} by the end of the window: the incident has recovered and is not active now.` : '';
   const unmeasured = missing.length === needed.length && needed.length > 0 ? missing : [];
   return {
     kind: 'cause',
