@@ -122,12 +122,18 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     expect(payloads<EvidenceBatchPlannedV1>(platform, Topics.evidenceBatchPlanned).filter((p) => p.runId === accepted.runId).every((p) => p.queries.length === 0)).toBe(true);
   }, 120000);
 
-  it('refuses to guess between two named clusters', async () => {
-    const request = withTicket(latency(), 'SUP-7001', { title: 'p99 latency doubled on cluster tidb-prod-7f3a and cluster tidb-prod-91bc', description: 'both slow?' });
+  it('refuses to guess between two named clusters the providers serve, listing both', async () => {
+    const request = withTicket(latency(), 'SUP-7001', { title: 'p99 latency doubled on cluster tidb-prod-7f3a and cluster tidb-stage-3', description: 'both slow?' });
     const { accepted, summary } = await runExample(platform, request, 90000);
     expect(summary.decision).toBe('human_required');
-    expect(summary.customerReplyMarkdown).toContain('the ID of the affected cluster');
+    expect(summary.customerReplyMarkdown).toContain('which of these is the affected cluster or instance: tidb-prod-7f3a, tidb-stage-3');
     expect(payloads<EvidenceBatchPlannedV1>(platform, Topics.evidenceBatchPlanned).filter((p) => p.runId === accepted.runId).flatMap((p) => p.queries)).toEqual([]);
+  }, 120000);
+
+  it('takes the one named cluster the providers serve when the other name is in no inventory', async () => {
+    const request = withTicket(latency(), 'SUP-7003', { title: 'p99 latency doubled on cluster tidb-prod-7f3a and cluster tidb-prod-91bc', description: 'both slow?' });
+    const { summary } = await runExample(platform, request, 90000);
+    expect(summary.customerReplyMarkdown).toContain('We looked at tidb-prod-7f3a');
   }, 120000);
 
   it('plans no unsafe query for prompt injection in the ticket text and still answers from evidence', async () => {
@@ -258,7 +264,9 @@ describe('diagnosis chain, one process: runs past their diagnosis deadline', () 
     const threads: { scenario_id: string; status: string }[] = await platform.dataSource.query(`SELECT "scenario_id", "status" FROM "router"."scenario_threads" WHERE "run_id" = $1`, [
       'run-unrouted-1',
     ]);
-    expect(threads).toEqual([{ scenario_id: 'latency-regression', status: 'concluded' }]);
+    // The stored request keeps the later "back to normal" comment, so the alarm check is selected too.
+    expect(threads).toEqual(expect.arrayContaining([{ scenario_id: 'latency-regression', status: 'concluded' }]));
+    expect(threads.every((t) => t.status === 'concluded')).toBe(true);
   }, 60000);
 
   it('asks for reconciliation again when every scenario concluded but nothing was published', async () => {

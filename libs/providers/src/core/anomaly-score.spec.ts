@@ -24,7 +24,7 @@ const jitter = noise(7);
 
 describe('scoreAnomaly (robust shift of the median at a per-series change point)', () => {
   it('names its version and threshold', () => {
-    expect(ANOMALY_SCORING_VERSION).toBe('robust-shift-v2');
+    expect(ANOMALY_SCORING_VERSION).toBe('robust-shift-v3');
     expect(ANOMALY_Z_THRESHOLD).toBe(3.5);
   });
 

@@ -37,7 +37,8 @@ describe('bundled Clinic examples (replayed evidence)', () => {
     const insert = ref('digest', 'insert order_events');
     const reply = summary.customerReplyMarkdown;
     expect(reply).toContain(`${HOTSPOT_CLINIC.orgId}/${HOTSPOT_CLINIC.clusterId}`);
-    expect(reply).toMatch(/TiKV CPU seconds per second per store: peak 3\.\d+ at \d\d:\d\dZ .* on store=tikv-2; the next series peaks at 0\.8\d+ \(store=tikv-0\)/);
+    // robust-shift-v3 dates the rise of the hot store, so the observation is the shift itself (the mechanism keeps the skew).
+    expect(reply).toMatch(/TiKV CPU seconds per second per store on store=tikv-2 rose from a usual level of 0\.\d+ to 3\.\d+; peak 3\.\d+ at \d\d:\d\dZ/);
     expect(reply).toContain(`top statements by CPU time (TopSQL): ${insert} (insert) took 72.4% of the CPU time of the 4 top statements (1,310 CPU-s over 2,350,000 executions, avg 1.9 ms)`);
     expect(reply).toMatch(new RegExp(`Most likely cause: TiKV CPU concentrates on store=tikv-2: it peaks at 3\\.\\d+ CPU-seconds per second at \\d\\d:\\d\\dZ, 4\\.\\d+x the next store, while statement ${insert} \\(insert\\) takes 72\\.4% of the TopSQL CPU time`));
     expect(reply).toContain('Still to confirm: which regions on store=tikv-2 are hot');
