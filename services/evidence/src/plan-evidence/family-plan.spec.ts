@@ -115,7 +115,9 @@ describe('builtinPlan with a catalogue', () => {
     expect(out.plannerNotes).toContain('no series');
   });
 
-  it('a failed discovery plans nothing and says why', () => {
-    expect(plan('How did connections change?', { ...catalogOf([]), status: 'failed', failureCode: 'PROVIDER.UNREACHABLE' })).toEqual({ queries: [], plannerNotes: expect.stringContaining('PROVIDER.UNREACHABLE') });
+  it("a failed discovery plans only the presence probe (so the provider's failure code is recorded) and says why", () => {
+    const out = plan('How did connections change?', { ...catalogOf([]), status: 'failed', failureCode: 'PROVIDER.UNREACHABLE' });
+    expect(out.queries.map((q) => q.id)).toEqual(['target_series']);
+    expect(out.plannerNotes).toContain('PROVIDER.UNREACHABLE');
   });
 });

@@ -163,6 +163,25 @@ describe('Evidence Agent on an OpenAI-compatible model', () => {
     expect(rewriteInput.rewrite.errors.map((e) => e.code)).toEqual(['EVIDENCE.EXPRESSION_INVALID', 'EVIDENCE.EXPRESSION_INVALID', 'EVIDENCE.OPERATION_UNSUPPORTED']);
   });
 
+  it('gives the model the discovered catalogue with families, and binds its plan to the catalogue\'s target label', async () => {
+    const catalog = {
+      status: 'listed' as const,
+      targetLabel: 'dbinstance_identifier',
+      truncated: false,
+      failureCode: null,
+      metrics: [{ name: 'aws_rds_database_connections_average', family: 'connections', kind: 'gauge' as const, aggregation: 'value' as const, badDirection: 'up' as const, unit: 'count', labelKeys: ['dbinstance_identifier'] }],
+    };
+    const bound = q('conn', 'max(aws_rds_database_connections_average{dbinstance_identifier="tidb-prod-7f3a"})');
+    const model = await runtime((_req, i) => (i === 0 ? reply([bound, q('unbound', 'max(aws_rds_database_connections_average{cluster="tidb-prod-7f3a"})')]) : reply([bound])));
+    const plan = await planEvidenceRound(model, { ...request(), provider: 'prometheus' }, catalog);
+    const input = JSON.parse((server as FakeChatCompletionsServer).requests[0].body.messages[1].content) as { catalog: typeof catalog };
+    expect(input.catalog.metrics).toEqual([expect.objectContaining({ name: 'aws_rds_database_connections_average', family: 'connections' })]);
+    // The selector on `cluster` is not the catalogue's target label: refused, then the rewrite keeps the bound one.
+    const rewrite = JSON.parse((server as FakeChatCompletionsServer).requests[1].body.messages[1].content) as { rewrite: { errors: { queryId: string; code: string }[] } };
+    expect(rewrite.rewrite.errors).toEqual([expect.objectContaining({ queryId: 'unbound', code: 'EVIDENCE.TARGET_UNBOUND' })]);
+    expect(plan.queries.map((x) => x.id)).toEqual(['conn']);
+  });
+
   it('ends the round with the original error when the rewrite is invalid too, and never asks a third time', async () => {
     const model = await runtime(() => reply([q('bad', 'sum(rate(y[5m]')]));
     const plan = await planEvidenceRound(model, request());

@@ -109,12 +109,14 @@ function templateMetrics(template: QueryTemplate): string[] {
 function catalogPlan(request: EvidencePlanInputV1['request'], catalog: PlanningCatalogV1): EvidencePlanOutputV1 {
   const target = request.target as string;
   const label = catalog.targetLabel ?? 'cluster';
+  // One probe keeps the outcome structural: it comes back empty when the provider holds no series
+  // for the target, and fails with the provider's own code when discovery could not reach it.
+  const probe = draft({ id: 'target_series', operation: 'promql_instant', expression: `count({${label}="${target}"})`, purpose: `series present for ${label}=${target}` });
   if (catalog.status === 'failed') {
-    return { queries: [], plannerNotes: `Metric discovery for ${target} failed (${catalog.failureCode ?? 'unknown'}); nothing was queried.` };
+    return { queries: [probe], plannerNotes: `Metric discovery for ${target} failed (${catalog.failureCode ?? 'unknown'}); only the presence of its series was probed.` };
   }
   if (catalog.status === 'empty' || catalog.metrics.length === 0) {
-    // One probe keeps the outcome structural: the provider answered, with no series for the target.
-    return { queries: [draft({ id: 'target_series', operation: 'promql_instant', expression: `count({${label}="${target}"})`, purpose: `series present for ${label}=${target}` })], plannerNotes: `The provider holds no series with ${label}="${target}" in the window.` };
+    return { queries: [probe], plannerNotes: `The provider holds no series with ${label}="${target}" in the window.` };
   }
   const question = request.question.toLowerCase();
   const servedOps = PROVIDER_OPERATIONS[request.provider];
