@@ -93,8 +93,9 @@ describe('crash recovery on Kafka and Postgres', () => {
           requestId: `${runId}:cpu-saturation:0`,
           question: 'What were CPU utilisation per component and the statements consuming most CPU during the window?',
           stopCondition: 'CPU series per component are available, or the provider reports none.',
-          provider: 'prometheus',
-          target: 'tidb-crash-test',
+          // A provider without discovery: the Evidence Agent plans at once, with no executor running.
+          provider: 'manus',
+          target: 'vida',
           window: { from: '2026-11-20T10:00:00Z', to: '2026-11-20T11:00:00Z' },
           refinement: false,
         };

@@ -46,7 +46,7 @@ describe('walking skeleton on Kafka and Postgres', () => {
     expect(cpu?.round).toBe(1);
     expect(cpu?.rounds.map((r) => r.round)).toEqual([0, 1]);
     expect(new Set(cpu?.rounds[1].facts.map((f) => f.queryId.replace(/_prior_\d+d$/, '_prior')))).toEqual(new Set(['cpu_by_component_prior']));
-    const planned: { n: string }[] = await platform.dataSource.query(`SELECT count(*)::text AS n FROM "evidence"."planned_batches" WHERE "run_id" = $1`, [accepted.runId]);
+    const planned: { n: string }[] = await platform.dataSource.query(`SELECT count(*)::text AS n FROM "evidence"."planned_batches" WHERE "run_id" = $1 AND "scenario_id" = 'cpu-saturation'`, [accepted.runId]);
     expect(planned[0].n).toBe('2');
     expect(summary.customerReplyMarkdown).toContain('the load is new');
     expect(summary.evidenceStatus).toBe('complete');

@@ -42,11 +42,12 @@ describe('reporter dashboard in a browser', () => {
     baseUrl = url;
     example = await runExample(platform, loadExample(EXAMPLE));
     // The same ticket as a production run (trigger initial, so reports count it) under another
-    // key, with markup in its title (the answer quotes the title), on a cluster with no recorded
-    // evidence, so its failed acquisition shows up as a runtime signal.
+    // key, with markup in its title (the answer quotes the title), on a cluster the providers serve
+    // (it is in the replayed inventory) but with no evidence recorded for this window, so its
+    // failed acquisition shows up as a runtime signal.
     const request = loadExample(EXAMPLE);
     request.trigger = 'initial';
-    const elsewhere = (text: string) => text.replaceAll('tidb-prod-7f3a', 'tidb-prod-0b5e');
+    const elsewhere = (text: string) => text.replaceAll('tidb-prod-7f3a', 'tidb-stage-3');
     request.ticket = { ...request.ticket, key: 'SUP-9001', title: `${INJECTED} ${elsewhere(request.ticket.title)}`, description: elsewhere(request.ticket.description) };
     hostile = await runExample(platform, request);
     // Never let Playwright fetch a browser: the machine has none to download and no internet.
