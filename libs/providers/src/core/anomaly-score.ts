@@ -243,7 +243,9 @@ function splitStats(values: Float64Array, cut: number, maxAbs: number, floor: nu
 }
 
 /** Candidate boundaries of an excursion: at most this many, evenly spread (so the search stays bounded). */
-const EXCURSION_GRID = 48;
+const EXCURSION_GRID = 32;
+/** Longer series are searched for excursions on this many block medians. */
+const MAX_EXCURSION_POINTS = 240;
 /** Before and after an excursion the levels differ by at most this share of its own shift. */
 const RETURN_TOLERANCE = 0.25;
 
@@ -252,29 +254,47 @@ const RETURN_TOLERANCE = 0.25;
  * incident that began and ended inside the window (`robust-shift-v2` + excursions). Its level is
  * the segment's median against the median and robust scale of everything outside it, which must
  * hold the baseline minimum before the segment and at least as many points after it as the
- * shortest recent segment. Boundaries come from a grid of `EXCURSION_GRID` positions.
+ * shortest recent segment. Boundaries come from a grid of `EXCURSION_GRID` positions, on block
+ * medians for series longer than `MAX_EXCURSION_POINTS`, so the cost per series stays bounded.
  */
 function bestExcursion(values: Float64Array, first: number, level: number, floor: number): { start: number; stats: SplitStats } | null {
   const n = values.length;
-  const minLength = Math.max(MIN_RECENT_POINTS, Math.ceil(MIN_RECENT_FRACTION * n));
-  const step = Math.max(1, Math.ceil(n / EXCURSION_GRID));
-  let best: { start: number; stats: SplitStats } | null = null;
-  for (let a = first; a < n - 2 * minLength; a += step) {
-    for (let b = a + minLength; b <= n - minLength; b += step) {
-      const outside = new Float64Array(n - (b - a));
-      outside.set(values.subarray(0, a));
-      outside.set(values.subarray(b), a);
-      const segment = values.subarray(a, b);
-      const stats = segmentStats(outside, segment, level, floor);
-      if (best && Math.abs(stats.z) <= Math.abs(best.stats.z)) continue;
+  // Long series are searched on block medians (bounded cost per series), then scored on the raw points.
+  const block = Math.max(1, Math.ceil(n / MAX_EXCURSION_POINTS));
+  const work = block === 1 ? values : blockMedians(values, block);
+  const m = work.length;
+  const minLength = Math.max(MIN_RECENT_POINTS, Math.ceil(MIN_RECENT_FRACTION * n / block));
+  const lead = Math.ceil(first / block);
+  const step = Math.max(1, Math.ceil(m / EXCURSION_GRID));
+  let best: { a: number; b: number; z: number } | null = null;
+  for (let a = lead; a < m - 2 * minLength; a += step) {
+    for (let b = a + minLength; b <= m - minLength; b += step) {
+      const outside = new Float64Array(m - (b - a));
+      outside.set(work.subarray(0, a));
+      outside.set(work.subarray(b), a);
+      const stats = segmentStats(outside, work.subarray(a, b), level, floor);
+      if (best && Math.abs(stats.z) <= Math.abs(best.z)) continue;
       // An excursion returns to the level it left: before and after it the series agrees.
-      const before = medianInPlace(values.slice(0, a));
-      const after = medianInPlace(values.slice(b));
+      const before = medianInPlace(work.slice(0, a));
+      const after = medianInPlace(work.slice(b));
       if (Math.abs(before - after) > RETURN_TOLERANCE * Math.abs(stats.recentMedian - stats.center)) continue;
-      best = { start: a, stats };
+      best = { a, b, z: stats.z };
     }
   }
-  return best;
+  if (!best) return null;
+  const start = Math.min(n - 1, best.a * block);
+  const end = Math.min(n, best.b * block);
+  const outside = new Float64Array(n - (end - start));
+  outside.set(values.subarray(0, start));
+  outside.set(values.subarray(end), start);
+  return { start, stats: segmentStats(outside, values.subarray(start, end), level, floor) };
+}
+
+/** Medians of consecutive blocks of `size` points (the last block may be shorter). */
+function blockMedians(values: Float64Array, size: number): Float64Array {
+  const out = new Float64Array(Math.ceil(values.length / size));
+  for (let i = 0; i < out.length; i++) out[i] = medianInPlace(values.slice(i * size, Math.min(values.length, (i + 1) * size)));
+  return out;
 }
 
 /** Statistics of a segment against the points outside it (the same scale rules as a split). */
