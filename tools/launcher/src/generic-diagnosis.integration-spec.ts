@@ -14,7 +14,8 @@ const CUTOFF = new Date(Math.floor((Date.now() - 2 * 86_400_000) / 3_600_000) * 
 const iso = (offsetMin: number) => new Date(CUTOFF.getTime() + offsetMin * 60_000).toISOString();
 const times = minutes(iso(-180), iso(0));
 const at = (offsetMin: number) => CUTOFF.getTime() / 1000 + offsetMin * 60;
-const wiggle = (t: number, amp: number) => Math.sin(t / 600) * amp;
+/** Sample-to-sample noise (a fast sine read once a minute looks random) plus a slow drift, as real gauges move. */
+const wiggle = (t: number, amp: number) => Math.sin(t / 7) * amp + Math.sin(t / 20_000) * amp * 0.3;
 
 function rds(cluster: string, over: Partial<Record<string, (t: number) => number>> = {}): FixtureSeries[] {
   const labels = { cluster, dbinstance_identifier: cluster, job: 'cloudwatch' };
@@ -125,7 +126,7 @@ describe('diagnosis on unfamiliar metric names through a real Prometheus', () =>
 
   it('a healthy instance is a false alarm with its values, without a human', async () => {
     const { summary, briefs } = await run(ticket('RDS-6', 'Alarm on billing-db-1 CPU?', 'We got a CPU alarm for cluster billing-db-1, is anything wrong?'));
-    expect(briefs.some((b) => b.brief?.leadingMechanism.statement.startsWith('No measured signal moved'))).toBe(true);
+    expect(briefs.map((b) => b.brief?.leadingMechanism.statement)).toEqual(expect.arrayContaining([expect.stringMatching(/^No measured signal moved/)]));
     expect(summary.decision).toBe('internal_only');
   }, 120000);
 });

@@ -244,6 +244,8 @@ function splitStats(values: Float64Array, cut: number, maxAbs: number, floor: nu
 
 /** Candidate boundaries of an excursion: at most this many, evenly spread (so the search stays bounded). */
 const EXCURSION_GRID = 32;
+/** Least relative move of an excursion's level (smooth waves of a few per cent are no incident). */
+const EXCURSION_MIN_EFFECT = 0.1;
 /** Longer series are searched for excursions on this many block medians. */
 const MAX_EXCURSION_POINTS = 240;
 /** Before and after an excursion the levels differ by at most this share of its own shift. */
@@ -274,6 +276,8 @@ function bestExcursion(values: Float64Array, first: number, level: number, floor
       outside.set(work.subarray(b), a);
       const stats = segmentStats(outside, work.subarray(a, b), level, floor);
       if (best && Math.abs(stats.z) <= Math.abs(best.z)) continue;
+      // An excursion is an incident, not the series' own wave: its level moves by a tenth at least.
+      if (Math.abs(stats.recentMedian - stats.center) < EXCURSION_MIN_EFFECT * Math.abs(stats.center)) continue;
       // An excursion returns to the level it left: before and after it the series agrees.
       const before = medianInPlace(work.slice(0, a));
       const after = medianInPlace(work.slice(b));

@@ -7,6 +7,9 @@ export const FAMILY_RULES_VERSION = 'family-rules-v1';
 /** |robust shift| at which a series counts as deviating (the providers' reporting threshold). */
 export const DEVIATION_THRESHOLD = 3.5;
 
+/** And its level must move by at least this share of its usual level (when that is not 0). */
+export const MIN_RELATIVE_CHANGE = 0.1;
+
 /**
  * Families that show what a problem looks like rather than why: the reported symptom (latency,
  * errors, availability), rollbacks and memory use (it follows the workload; only a floor reached

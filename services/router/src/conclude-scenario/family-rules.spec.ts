@@ -145,10 +145,15 @@ describe('family mechanism rules', () => {
   it("prefers a change around the customer's reported onset over one already under way long before", () => {
     const facts = [
       fact('rows', { family: 'rows_read', first: 300, last: 900, min: 290, max: 950, score: 30, direction: 'up', shiftAt: '13:10' }),
-      fact('cpu', { family: 'cpu', unit: 'percent', first: 5, last: 5, min: 4, max: 62, score: 20, direction: 'up', shiftAt: '13:31' }),
+      fact('cpu', { family: 'cpu', unit: 'percent', first: 5, last: 60, min: 4, max: 62, score: 20, direction: 'up', shiftAt: '13:31', baseline: 5 }),
     ];
     expect(concludeByFamily(facts, ['statement_latency'], WINDOW, { strict: false })).toMatchObject({ family: 'rows_read' });
     expect(concludeByFamily(facts, ['statement_latency'], WINDOW, { strict: false, onset: Date.parse(at('13:30')) })).toMatchObject({ family: 'cpu' });
+  });
+
+  it('a statistically clear move of a few per cent is no incident', () => {
+    const c = concludeByFamily([fact('cpu', { family: 'cpu', unit: 'percent', first: 20, last: 21.4, min: 19.8, max: 21.6, score: 9, direction: 'up', shiftAt: '13:30', baseline: 20 })], ['cpu'], WINDOW);
+    expect(c).toMatchObject({ kind: 'healthy' });
   });
 
   it('formats values in customer units', () => {

@@ -1,6 +1,6 @@
 import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
 import { isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
-import { DEVIATION_THRESHOLD, DRIVES, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, ONSET_WINDOW, RECOVERED_WITHIN, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
+import { DEVIATION_THRESHOLD, DRIVES, MIN_RELATIVE_CHANGE, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, ONSET_WINDOW, RECOVERED_WITHIN, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
 
 /** The lead series of one metric query, as the family rules read it. */
 export interface FamilySignal {
@@ -130,6 +130,8 @@ const clock = (ms: number | null) => (ms === null ? 'an unknown time' : `${new D
 /** Deviating in the direction that is bad for its family. */
 export function deviatesBadly(s: FamilySignal): boolean {
   if (s.score === null || s.score < DEVIATION_THRESHOLD || s.direction === null) return false;
+  // A statistically clear move of a few per cent (a smooth wave, a quiet series) is no incident.
+  if (s.baseline !== null && s.recent !== null && s.baseline !== 0 && Math.abs(s.recent - s.baseline) < MIN_RELATIVE_CHANGE * Math.abs(s.baseline)) return false;
   return s.badDirection === 'both' || s.direction === s.badDirection;
 }
 
