@@ -6,6 +6,7 @@ import { JUDGE_MODEL, createJudgeModel } from './judge-answer/judge-model.provid
 import { JudgeBusController } from './judge-bus.controller';
 import { JudgeInit1764400000000 } from './migrations/1764400000000-judge-init.migration';
 import { JudgeEvaluation1764500000000 } from './migrations/1764500000000-judge-evaluation.migration';
+import { JudgeFeedbackTicketKeys1764900000000 } from './migrations/1764900000000-judge-feedback-ticket-keys.migration';
 import {
   AnswerEntity,
   EvaluationEntity,
@@ -24,7 +25,7 @@ export const judgeDefinition: ServiceDefinition = {
   role: 'judge',
   publishes: [Topics.evaluationJudged],
   entities: [FrozenTicketEntity, AnswerEntity, TimelineEntity, FeedbackBindingEntity, FeedbackCommentEntity, EvaluationEntity, EvaluationFailureEntity],
-  migrations: [JudgeInit1764400000000, JudgeEvaluation1764500000000],
+  migrations: [JudgeInit1764400000000, JudgeEvaluation1764500000000, JudgeFeedbackTicketKeys1764900000000],
   module: (runtime) => {
     // Parsed here so that a bad AOC_MODEL_*_JUDGE key stops the role at boot, naming the key.
     const judgeModel = createJudgeModel();

@@ -149,7 +149,7 @@ export class JudgeAnswerHandler {
       if (!old) {
         await manager.insert(FeedbackBindingEntity, { ...b, ticketKey: state.ticketKey, boundAt: now });
       } else if (old.action !== b.action || old.reason !== b.reason || old.commentUpdatedAt !== b.commentUpdatedAt) {
-        await manager.update(FeedbackBindingEntity, { commentId: b.commentId }, { action: b.action, reason: b.reason, commentUpdatedAt: b.commentUpdatedAt });
+        await manager.update(FeedbackBindingEntity, { ticketKey: state.ticketKey, commentId: b.commentId }, { action: b.action, reason: b.reason, commentUpdatedAt: b.commentUpdatedAt });
       }
     }
     const raw = (state.timeline?.comments ?? []).filter((c) => isTrustedFeedbackSource(c) && parseFeedbackCommand(c.body) !== null);

@@ -113,15 +113,15 @@ export class TimelineEntity {
   comments!: TimelineCommentV1[];
 }
 
-/** A trusted /ao comment bound, once and for good, to the answer version it evaluated. */
+/** A trusted /ao comment bound, once and for good, to the answer version it evaluated; comment ids are unique within a ticket only. */
 @Entity({ schema: 'judge', name: 'feedback_bindings' })
 export class FeedbackBindingEntity {
+  @Index('idx_judge_feedback_bindings_ticket')
+  @PrimaryColumn({ name: 'ticket_key', type: 'text' })
+  ticketKey!: string;
+
   @PrimaryColumn({ name: 'comment_id', type: 'text' })
   commentId!: string;
-
-  @Index('idx_judge_feedback_bindings_ticket')
-  @Column({ name: 'ticket_key', type: 'text' })
-  ticketKey!: string;
 
   @Column({ name: 'run_id', type: 'text' })
   runId!: string;
@@ -154,14 +154,14 @@ export class FeedbackBindingEntity {
 /** Every version of every trusted /ao comment ever seen, bound or not: raw feedback is never lost. */
 @Entity({ schema: 'judge', name: 'feedback_comments' })
 export class FeedbackCommentEntity {
+  @PrimaryColumn({ name: 'ticket_key', type: 'text' })
+  ticketKey!: string;
+
   @PrimaryColumn({ name: 'comment_id', type: 'text' })
   commentId!: string;
 
   @PrimaryColumn({ name: 'comment_updated_at', type: 'text' })
   commentUpdatedAt!: string;
-
-  @Column({ name: 'ticket_key', type: 'text' })
-  ticketKey!: string;
 
   @Column({ name: 'comment_created_at', type: 'text' })
   commentCreatedAt!: string;
