@@ -6,12 +6,11 @@
 // block between the first and last sample. So each part (suite A; suite B) is written to its own
 // file, metric family by metric family, and backfilled by its own promtool run into the one data
 // directory: the large part spans a single block, the part spread over a day is small.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FixtureSeries, RunningPrometheus } from '@aoc/providers';
+import { servePrometheus, type FixtureSeries, type RunningPrometheus } from '@aoc/providers';
 import { writeOpenMetrics } from '../../tools/launcher/src/diagnosis-bench/openmetrics';
 
 export interface BackfillPart {
@@ -29,18 +28,6 @@ export interface BackfillStats {
 
 export interface BenchPrometheus extends RunningPrometheus {
   stats: BackfillStats[];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function run(command: string, args: string[], timeoutMs: number): Promise<void> {
@@ -69,28 +56,10 @@ export async function startBenchPrometheus(parts: readonly BackfillPart[], progr
       rmSync(file, { force: true });
       progress(`backfilled ${part.name}: ${part.series.length} series, ${samples} samples, ${(bytes / 1e6).toFixed(1)} MB of OpenMetrics, promtool ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
-    writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 1h\nscrape_configs: []\n');
-    const port = await freePort();
-    const proc = spawn(
-      'prometheus',
-      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${data}`, '--storage.tsdb.retention.time=3650d', `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const served = await servePrometheus(dir, data, 120_000);
+    const proc = served.child;
     child = proc;
-    let stderr = '';
-    proc.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      try {
-        const res = await fetch(`${baseUrl}/-/ready`);
-        if (res.ok) break;
-      } catch {
-        /* not up yet */
-      }
-      if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`prometheus did not become ready: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const baseUrl = served.baseUrl;
     const kill = () => proc.kill('SIGKILL');
     process.once('exit', kill);
     return {

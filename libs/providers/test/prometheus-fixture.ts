@@ -47,16 +47,18 @@ export function toOpenMetrics(series: readonly FixtureSeries[]): string {
   return lines.join('\n') + '\n';
 }
 
+/** A Prometheus process serving a TSDB directory on 127.0.0.1, once it answers `/-/ready`. */
+export interface ServedPrometheus {
+  baseUrl: string;
+  child: ChildProcess;
+}
+
 /**
- * Real Prometheus (Debian package) on 127.0.0.1 with series backfilled through
- * `promtool tsdb create-blocks-from openmetrics`.
+ * Starts the Debian `prometheus` on a free 127.0.0.1 port over the TSDB in `data` (no scraping)
+ * and waits until it is ready; a process that exits or misses the deadline fails with its stderr.
  */
-export async function startPrometheus(series: readonly FixtureSeries[]): Promise<RunningPrometheus> {
-  const dir = mkdtempSync(join(tmpdir(), 'aoc-prom-'));
-  const data = join(dir, 'data');
-  writeFileSync(join(dir, 'series.om'), toOpenMetrics(series));
+export async function servePrometheus(dir: string, data: string, readyTimeoutMs = 30000): Promise<ServedPrometheus> {
   writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 1h\nscrape_configs: []\n');
-  execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', join(dir, 'series.om'), data], { stdio: 'pipe' });
   const port = await freePort();
   const child: ChildProcess = spawn(
     'prometheus',
@@ -66,11 +68,11 @@ export async function startPrometheus(series: readonly FixtureSeries[]): Promise
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30000;
+  const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     try {
       const res = await fetch(`${baseUrl}/-/ready`);
-      if (res.ok) break;
+      if (res.ok) return { baseUrl, child };
     } catch {
       /* not up yet */
     }
@@ -80,6 +82,18 @@ export async function startPrometheus(series: readonly FixtureSeries[]): Promise
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/**
+ * Real Prometheus (Debian package) on 127.0.0.1 with series backfilled through
+ * `promtool tsdb create-blocks-from openmetrics`.
+ */
+export async function startPrometheus(series: readonly FixtureSeries[]): Promise<RunningPrometheus> {
+  const dir = mkdtempSync(join(tmpdir(), 'aoc-prom-'));
+  const data = join(dir, 'data');
+  writeFileSync(join(dir, 'series.om'), toOpenMetrics(series));
+  execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', join(dir, 'series.om'), data], { stdio: 'pipe' });
+  const { baseUrl, child } = await servePrometheus(dir, data);
   return {
     baseUrl,
     stop: async () => {
