@@ -16,8 +16,8 @@ describe('aoc analyze provider flags', () => {
   it('--providers reads every package configuration from one file and names a bad field', () => {
     const dir = mkdtempSync(join(tmpdir(), 'aoc-cli-'));
     const good = join(dir, 'providers.json');
-    writeFileSync(good, JSON.stringify({ prometheus: [{ name: 'rds', baseUrl: 'http://127.0.0.1:9091', targetLabel: 'cluster' }], manus: { any: 'config' } }));
-    expect(liveExecutorOptions({ providersFile: good })).toMatchObject({ prometheusTargets: [{ name: 'rds' }], manus: { any: 'config' } });
+    writeFileSync(good, JSON.stringify({ prometheus: [{ name: 'rds', baseUrl: 'http://127.0.0.1:9091', targetLabel: 'cluster' }], manus: { token: 'manus-token' } }));
+    expect(liveExecutorOptions({ providersFile: good })).toMatchObject({ prometheusTargets: [{ name: 'rds' }], manus: { token: 'manus-token' } });
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ prometheus: [{ name: 'rds', baseUrl: 'not a url' }] }));
     expect(() => liveExecutorOptions({ providersFile: bad })).toThrow(/prometheus\.0\.baseUrl/);
