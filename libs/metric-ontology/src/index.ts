@@ -1,6 +1,6 @@
 export { METRIC_FAMILY_IDS, METRIC_UNITS, METRIC_KINDS, METRIC_SOURCES, parseOntology } from './ontology-schema';
 export type { BadDirection, MetricFamilyId, MetricKind, MetricSource, MetricUnit, OntologyData } from './ontology-schema';
-export { ONTOLOGY_VERSION, METRIC_FAMILIES, metricFamily, isMetricFamilyId, familyWords } from './ontology';
+export { ONTOLOGY_VERSION, METRIC_FAMILIES, metricFamily, familyLabel, isMetricFamilyId, familyWords } from './ontology';
 export type { MetricFamily } from './ontology';
 export { classifyMetric } from './classify';
 export type { MetricAggregation, MetricClassification } from './classify';

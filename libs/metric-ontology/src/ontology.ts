@@ -44,6 +44,11 @@ export function isMetricFamilyId(s: string): s is MetricFamilyId {
   return BY_ID.has(s);
 }
 
+/** The plain label of a family id, or the text itself for a name that is no family id. */
+export function familyLabel(family: string): string {
+  return isMetricFamilyId(family) ? metricFamily(family).label : family;
+}
+
 /** Throws on an id outside the union (only reachable from untyped callers). */
 export function metricFamily(id: MetricFamilyId): MetricFamily {
   const f = BY_ID.get(id);

@@ -1,5 +1,5 @@
 import { MAX_QUERIES_PER_BATCH, type EvidenceRequestedV1 } from '@aoc/contracts';
-import { familiesInText, isMetricFamilyId, metricFamily, type MetricFamilyId } from '@aoc/metric-ontology';
+import { familiesInText, familyLabel, isMetricFamilyId, type MetricFamilyId } from '@aoc/metric-ontology';
 import type { PlanningCatalogV1, PlanningMetricV1 } from './planning-catalog';
 
 /**
@@ -124,10 +124,6 @@ function unitsOf(metrics: readonly PlanningMetricV1[], family: string): Planning
 function slug(family: string, n: number): string {
   const base = family.toLowerCase().replace(/[^a-z0-9_-]/g, '_').slice(0, 56) || 'metric';
   return n === 1 ? base : `${base}-${n}`;
-}
-
-function familyLabel(family: string): string {
-  return isMetricFamilyId(family) ? metricFamily(family).label : family;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
-import { isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
+import { familyLabel } from '@aoc/metric-ontology';
 import { DEVIATION_THRESHOLD, DRIVES, MIN_RELATIVE_CHANGE, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, ONSET_WINDOW, RECOVERED_WITHIN, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
 
 /** The lead series of one metric query, as the family rules read it. */
@@ -90,10 +90,6 @@ export function familySignals(facts: readonly EvidenceFactV1[]): FamilySignal[] 
 /** Families a query asked for that came back with no series. */
 export function emptyFamilies(facts: readonly EvidenceFactV1[]): string[] {
   return [...new Set(facts.filter((f) => f.kind === 'count' && f.value === 0 && typeof f.attributes['family'] === 'string').map((f) => String(f.attributes['family'])))];
-}
-
-export function familyLabel(family: string): string {
-  return isMetricFamilyId(family) ? metricFamily(family).label : family === 'unknown' ? 'an unclassified metric' : family;
 }
 
 const round = (n: number, digits = 2) => {

@@ -1,7 +1,8 @@
 import type { EvidenceFactV1, LocalCausalBriefV1, Severity } from '@aoc/contracts';
 import type { EvidenceRound } from '../persistence/scenario-thread.entity';
 import { GENERAL_HEALTH, SCENARIO_CATALOG } from '../select-scenarios/scenario-catalog';
-import { concludeByFamily, emptyFamilies, familyLabel, type FamilyConclusion } from './family-rules';
+import { familyLabel } from '@aoc/metric-ontology';
+import { concludeByFamily, emptyFamilies, type FamilyConclusion } from './family-rules';
 import { fireRule, type FiredRule } from './mechanism-rules';
 import { compareWithHistory, type RefinementRule } from './refinement-rules';
 
