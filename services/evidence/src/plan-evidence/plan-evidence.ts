@@ -49,6 +49,13 @@ function servesProvider(template: QueryTemplate, provider: string): boolean {
 
 const draft = (q: Omit<DraftQuery, 'window' | 'stepSeconds'> & Partial<Pick<DraftQuery, 'window' | 'stepSeconds'>>): DraftQuery => ({ window: null, stepSeconds: null, ...q });
 
+/** A typed comparison: the same measurement once per runner-generated prior window (the provider never sees a seven-day range). */
+function priorDayQueries(query: Pick<DraftQuery, 'id' | 'operation' | 'expression' | 'purpose'>, windows: readonly TimeWindow[]): DraftQuery[] {
+  return windows.map((w, i) =>
+    draft({ id: `${query.id}_prior_${i + 1}d`.slice(0, 64), operation: query.operation, expression: query.expression, purpose: `${query.purpose}, same clock ${i + 1} day(s) earlier`.slice(0, 300), window: w }),
+  );
+}
+
 /**
  * The built-in Evidence Agent: picks query templates by what the question asks to measure,
  * keeps only operations the provider serves, binds them to the frozen target, and for a typed
@@ -77,9 +84,7 @@ export function builtinPlan(input: EvidencePlanInputV1): EvidencePlanOutputV1 {
   if (request.comparison) {
     // One independent range query per prior day: the provider never sees a seven-day range.
     const metric = chosen.find((t) => t.operation === 'promql_range');
-    queries = metric
-      ? request.comparison.windows.map((w, i) => draft({ id: `${metric.id}_prior_${i + 1}d`, operation: metric.operation, expression: bind(metric.expression), purpose: `${metric.purpose}, same clock ${i + 1} day(s) earlier`.slice(0, 300), window: w }))
-      : [];
+    queries = metric ? priorDayQueries({ ...metric, expression: bind(metric.expression) }, request.comparison.windows) : [];
   } else {
     queries = chosen.map((t) => draft(bindTemplate(t, target, request.window)));
   }
@@ -142,9 +147,7 @@ function catalogPlan(request: EvidencePlanInputV1['request'], catalog: PlanningC
   ].filter(Boolean);
   if (request.comparison) {
     const first = drafts.find((d) => d.operation === 'promql_range');
-    const queries = first
-      ? request.comparison.windows.map((w, i) => draft({ id: `${first.id}_prior_${i + 1}d`.slice(0, 64), operation: first.operation, expression: first.expression, purpose: `${first.purpose}, same clock ${i + 1} day(s) earlier`.slice(0, 300), window: w }))
-      : [];
+    const queries = first ? priorDayQueries(first, request.comparison.windows) : [];
     return { queries, plannerNotes: notes.join(' ').slice(0, 1000) };
   }
   return { queries: drafts.slice(0, MAX_QUERIES_PER_BATCH), plannerNotes: notes.join(' ').slice(0, 1000) };

@@ -3,7 +3,7 @@ import { Topics, type EvidenceCatalogRequestedV1 } from '@aoc/contracts';
 import { DATA_SOURCE } from '@aoc/service-host';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { LayeredRecordingStore } from '../evidence-recordings/recording-store';
+import { LayeredRecordingStore, storeRecordings } from '../evidence-recordings/recording-store';
 import type { ExecutorOptions } from '../providers/executor-options';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import { EXECUTOR_OPTIONS, PROVIDER_REGISTRY } from '../providers/tokens';
@@ -29,9 +29,7 @@ export class DiscoverMetricsHandler {
 
   async handle(requested: EvidenceCatalogRequestedV1, ctx: HandlerContext): Promise<void> {
     const outcome = (ctx.prepared as DiscoveryOutcome | undefined) ?? (await this.prepare(requested));
-    for (const r of outcome.newRecordings) {
-      await ctx.manager.query(`INSERT INTO "provider_executor"."evidence_recordings" ("key", "entry", "recorded_at") VALUES ($1, $2::jsonb, $3) ON CONFLICT ("key") DO NOTHING`, [r.key, JSON.stringify(r), new Date()]);
-    }
+    await storeRecordings(ctx.manager, outcome.newRecordings, new Date());
     await ctx.publish(Topics.evidenceCatalogListed, outcome.listed);
   }
 }

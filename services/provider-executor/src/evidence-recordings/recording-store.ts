@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { EvidenceRecordingEntity } from '../persistence/execution-records.entities';
 import type { RecordingStore } from '../execute-batch/execute-batch';
 import { RecordingEntry } from './evidence-recording';
@@ -22,5 +22,12 @@ export class LayeredRecordingStore implements RecordingStore {
     if (!row) return undefined;
     const parsed = RecordingEntry.safeParse(row.entry);
     return parsed.success ? parsed.data : undefined;
+  }
+}
+
+/** Keeps sanitised results for replay (record mode); a key already recorded keeps its first result. */
+export async function storeRecordings(manager: EntityManager, entries: readonly RecordingEntry[], at: Date): Promise<void> {
+  for (const r of entries) {
+    await manager.query(`INSERT INTO "provider_executor"."evidence_recordings" ("key", "entry", "recorded_at") VALUES ($1, $2::jsonb, $3) ON CONFLICT ("key") DO NOTHING`, [r.key, JSON.stringify(r), at]);
   }
 }

@@ -4,7 +4,7 @@ import { DATA_SOURCE } from '@aoc/service-host';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { BatchExecutionEntity } from '../batch-execution.entity';
-import { LayeredRecordingStore } from '../evidence-recordings/recording-store';
+import { LayeredRecordingStore, storeRecordings } from '../evidence-recordings/recording-store';
 import { ProviderHttpAttemptEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderSystemEventEntity } from '../persistence/execution-records.entities';
 import { EXECUTOR_OPTIONS, PROVIDER_REGISTRY } from '../providers/tokens';
 import type { ExecutorOptions } from '../providers/executor-options';
@@ -53,9 +53,7 @@ export class ExecuteBatchHandler {
     for (const s of materialized.execution.systemEvents) {
       await m.insert(ProviderSystemEventEntity, { batchId: plan.batchId, queryId: s.queryId, provider: plan.provider, statusSequence: s.statusSequence, result: s.result, upstreamError: s.upstreamError, requestId: s.requestId, at: new Date(s.at) });
     }
-    for (const r of outcome.newRecordings) {
-      await m.query(`INSERT INTO "provider_executor"."evidence_recordings" ("key", "entry", "recorded_at") VALUES ($1, $2::jsonb, $3) ON CONFLICT ("key") DO NOTHING`, [r.key, JSON.stringify(r), at]);
-    }
+    await storeRecordings(m, outcome.newRecordings, at);
     await ctx.publish(Topics.evidenceBatchMaterialized, materialized);
   }
 }
