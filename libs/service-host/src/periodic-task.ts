@@ -14,8 +14,9 @@ export class PeriodicTask {
     private readonly logger: Logger,
   ) {}
 
-  start(intervalMs: number, pass: () => Promise<unknown>): void {
-    this.timer = setInterval(() => {
+  /** Runs `pass` every `intervalMs`; with `immediately`, once right away too. */
+  start(intervalMs: number, pass: () => Promise<unknown>, options: { immediately?: boolean } = {}): void {
+    const tick = () => {
       if (this.running) return;
       this.running = pass()
         .then(() => undefined)
@@ -23,7 +24,9 @@ export class PeriodicTask {
         .finally(() => {
           this.running = null;
         });
-    }, intervalMs);
+    };
+    if (options.immediately) tick();
+    this.timer = setInterval(tick, intervalMs);
     this.timer.unref();
   }
 

@@ -1,6 +1,6 @@
 import { Topics } from '@aoc/contracts';
 import type { Bus } from '@aoc/bus';
-import { BUS, LOGGER } from '@aoc/service-host';
+import { BUS, LOGGER, PeriodicTask } from '@aoc/service-host';
 import type { Logger } from '@aoc/telemetry';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { ExecutorOptions } from '../providers/executor-options';
@@ -15,25 +15,23 @@ import { liveInventories, recordedInventories, toInventoryMessage } from './inve
  */
 @Injectable()
 export class InventoryPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly task: PeriodicTask;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     @Inject(PROVIDER_REGISTRY) private readonly registry: ProviderRegistry,
     @Inject(EXECUTOR_OPTIONS) private readonly options: ExecutorOptions,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.kick();
-    this.timer = setInterval(() => this.kick(), this.options.inventoryRefreshMs ?? 300_000);
-    this.timer.unref();
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.task = new PeriodicTask('inventory publication', logger);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.task.start(this.options.inventoryRefreshMs ?? 300_000, () => this.publishOnce(), { immediately: true });
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One publication pass; resolves when its messages are in the outbox. */
@@ -44,15 +42,5 @@ export class InventoryPublisher implements OnApplicationBootstrap, OnApplication
       for (const [provider, listing] of listings) await uow.publish(Topics.providerInventoryListed, toInventoryMessage(provider, listing, at));
     });
     return listings.size;
-  }
-
-  private kick(): void {
-    if (this.running) return;
-    this.running = this.publishOnce()
-      .then(() => undefined)
-      .catch((error: unknown) => this.logger.warn('inventory publication failed', { error: error instanceof Error ? error.message : String(error) }))
-      .finally(() => {
-        this.running = null;
-      });
   }
 }

@@ -1,7 +1,7 @@
 import { Bus } from '@aoc/bus';
 import { TicketAnalysisRequestedV1, Topics } from '@aoc/contracts';
 import { errorCodeOf } from '@aoc/errors';
-import { BUS, DATA_SOURCE, LOGGER } from '@aoc/service-host';
+import { BUS, DATA_SOURCE, LOGGER, PeriodicTask } from '@aoc/service-host';
 import type { Logger } from '@aoc/telemetry';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
@@ -14,7 +14,6 @@ import { loadInventories } from '../provider-inventory/inventory.store';
 import { resolveAgainstInventory } from '../select-scenarios/resolve-target';
 import { BUILTIN_ROUTER_MODEL, builtinRoute, guardRouting, routerInput } from '../select-scenarios/scenario-router.agent';
 import { visibleText } from '../select-scenarios/select-scenarios';
-import { PeriodicTask } from '../periodic-task';
 import type { DeadlineOptions } from '../router-options';
 import { ROUTER_DEADLINES } from '../router.tokens';
 

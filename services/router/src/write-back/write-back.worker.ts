@@ -1,8 +1,7 @@
-import { LOGGER, DATA_SOURCE } from '@aoc/service-host';
+import { DATA_SOURCE, LOGGER, PeriodicTask } from '@aoc/service-host';
 import type { Logger } from '@aoc/telemetry';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { PeriodicTask } from '../periodic-task';
 import type { DeadlineOptions } from '../router-options';
 import { ROUTER_DEADLINES } from '../router.tokens';
 import { WRITE_CLAIM_MS, WriteBackService } from './write-back.service';
