@@ -2,7 +2,7 @@
  * Family mechanism rules v1: versioned data the optimizer may change and replay. The engine in
  * `family-rules.ts` reads these over metric families, so a rule fires on any exporter's names.
  */
-export const FAMILY_RULES_VERSION = 'family-rules-v1';
+export const FAMILY_RULES_VERSION = 'family-rules-v2';
 
 /** |robust shift| at which a series counts as deviating (the providers' reporting threshold). */
 export const DEVIATION_THRESHOLD = 3.5;
@@ -75,6 +75,12 @@ export const LIMITS: readonly { family: string; limit: string; ratio: number }[]
   { family: 'storage_used', limit: 'storage_capacity', ratio: 0.95 },
   { family: 'iops', limit: 'iops_limit', ratio: 0.9 },
 ];
+
+/**
+ * A utilisation measured in percent of its own capacity: a rise from below `from` to `at` or
+ * above is that capacity reached (saturation), as strong as a limit reached.
+ */
+export const SATURATION: readonly { family: string; unit: 'percent'; from: number; at: number }[] = [{ family: 'cpu', unit: 'percent', from: 80, at: 95 }];
 
 /** A family that runs out toward zero: its low falls to `ratio` of its starting value or below. */
 export const FLOORS: readonly { family: string; ratio: number }[] = [

@@ -131,6 +131,19 @@ describe('family mechanism rules', () => {
     expect(w).toMatchObject({ kind: 'cause', family: 'wal' });
   });
 
+  it('CPU rising to its capacity is saturation and leads over a simultaneous, slightly earlier rise in sessions', () => {
+    const sessions = fact('sessions', { family: 'active_sessions', first: 65, last: 125, min: 65, max: 125, score: 19, direction: 'up', shiftAt: '13:10', baseline: 65 });
+    const cpu = (max: number) => fact('cpu', { family: 'cpu', unit: 'percent', first: 33, last: max, min: 30, max, score: 12, direction: 'up', shiftAt: '13:11', baseline: 33 });
+    const saturated = concludeByFamily([sessions, cpu(97)], ['statement_latency'], WINDOW, { strict: false });
+    expect(saturated).toMatchObject({ kind: 'cause', family: 'cpu', strength: 'strong' });
+    expect(saturated?.kind === 'cause' && saturated.statement).toMatch(/rose from its usual level of 33% to 97% from 13:11 UTC: it is saturated/);
+    // Below the capacity it is a plain rise: the earliest change (the sessions) leads.
+    expect(concludeByFamily([sessions, cpu(70)], ['statement_latency'], WINDOW, { strict: false })).toMatchObject({ kind: 'cause', family: 'active_sessions' });
+    // Already saturated before the window: nothing reached, so no saturation finding.
+    const busy = fact('cpu', { family: 'cpu', unit: 'percent', first: 90, last: 99, min: 88, max: 99, score: 5, direction: 'up', shiftAt: '13:11', baseline: 90 });
+    expect(concludeByFamily([sessions, busy], ['statement_latency'], WINDOW, { strict: false })).toMatchObject({ kind: 'cause', family: 'active_sessions' });
+  });
+
   it('nothing deviating, with the needed family measured, is a healthy reading with the values', () => {
     const c = concludeByFamily([flat('latency', 'statement_latency', 0.02), flat('qps', 'statement_rate', 80)], ['statement_latency', 'statement_rate'], WINDOW);
     expect(c).toMatchObject({ kind: 'healthy' });

@@ -1,6 +1,6 @@
 import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
 import { familyLabel } from '@aoc/metric-ontology';
-import { DEVIATION_THRESHOLD, DRIVES, MIN_RELATIVE_CHANGE, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, ONSET_WINDOW, RECOVERED_WITHIN, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
+import { DEVIATION_THRESHOLD, DRIVES, MIN_RELATIVE_CHANGE, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, ONSET_WINDOW, RECOVERED_WITHIN, SATURATION, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
 
 /** The lead series of one metric query, as the family rules read it. */
 export interface FamilySignal {
@@ -144,6 +144,8 @@ interface Finding {
   signal: FamilySignal;
   /** Limit or floor reached: the strongest kind of evidence. */
   exhausted: string | null;
+  /** Capacity reached (e.g. CPU at 100%): as strong, but it keeps its place in time. */
+  saturated: string | null;
   start: number | null;
 }
 
@@ -163,6 +165,15 @@ function limitFinding(s: FamilySignal, signals: readonly FamilySignal[]): string
     return `${familyLabel(s.family)} fell from ${formatValue(scaled(s, s.first), s.unit)} to ${formatValue(scaled(s, s.min), s.unit)}${s.shiftAt ? ` (falling from ${clock(s.shiftAt)})` : ''}`;
   }
   return null;
+}
+
+/** A utilisation that rose to its capacity in the window (not one already there before it). */
+function saturationFinding(s: FamilySignal): string | null {
+  const rule = SATURATION.find((r) => r.family === s.family && r.unit === s.unit);
+  const level = (v: number | null) => (v === null ? null : v * s.scale);
+  const [base, peak] = [level(s.baseline), level(s.max)];
+  if (!rule || base === null || peak === null || base >= rule.from || peak < rule.at) return null;
+  return `${familyLabel(s.family)} (${s.metric}) rose from its usual level of ${formatValue(base, s.unit)} to ${formatValue(peak, s.unit)}${s.shiftAt ? ` from ${clock(s.shiftAt)}` : ''}: it is saturated`;
 }
 
 function describeChange(s: FamilySignal): string {
@@ -195,7 +206,7 @@ export function concludeByFamily(
   const missing = needed.filter((f) => !measured.has(f));
   const classified = signals.every((s) => s.classified);
   const findings: Finding[] = signals
-    .map((s) => ({ signal: s, exhausted: limitFinding(s, signals), start: s.shiftAt }))
+    .map((s) => ({ signal: s, exhausted: limitFinding(s, signals), saturated: saturationFinding(s), start: s.shiftAt }))
     .filter((f) => f.exhausted !== null || deviatesBadly(f.signal));
   // Nothing the scenario needs was measured: say what is missing (for a general symptom, only when nothing else moved).
   if (classified && needed.length > 0 && missing.length === needed.length && (options.strict !== false || findings.length === 0)) {
@@ -229,7 +240,7 @@ export function concludeByFamily(
   const lead =
     [...simultaneous].sort(
       (a, b) =>
-        Number(b.exhausted !== null) - Number(a.exhausted !== null) ||
+        Number(b.exhausted !== null || b.saturated !== null) - Number(a.exhausted !== null || a.saturated !== null) ||
         Number(driven(a)) - Number(driven(b)) ||
         Number(asked(b)) - Number(asked(a)) ||
         Number(a.signal.family === 'unknown') - Number(b.signal.family === 'unknown') ||
@@ -242,7 +253,7 @@ export function concludeByFamily(
     .slice(0, 2)
     .map((f) => `${describeChange(f.signal)}: that began after the problem started (${clock(Number.isFinite(symptomStart) ? symptomStart : null)}), so it is an effect or a coincidence, not the cause.`);
   const back = recovered(lead.signal);
-  const change = lead.exhausted ?? describeChange(lead.signal);
+  const change = lead.exhausted ?? lead.saturated ?? describeChange(lead.signal);
   const order = pool.length > 1 && lead.start !== null && !later.includes(lead) ? '; it is the earliest sustained change among the measured signals' : '';
   const recoveredText = back ? ` It was back to ${formatValue(scaled(lead.signal, lead.signal.last), lead.signal.unit)} by the end of the window: the incident has recovered and is not active now.` : '';
   const unmeasured = missing.length === needed.length && needed.length > 0 ? missing : [];
@@ -252,7 +263,7 @@ export function concludeByFamily(
     unmeasured,
     statement: capitalised(`${change}${order}.${recoveredText}`),
     // A metric no family knows can lead, but only weakly: its link to the symptom is unknown.
-    strength: lead.exhausted !== null ? 'strong' : lead.signal.family === 'unknown' ? 'weak' : 'moderate',
+    strength: lead.exhausted !== null || lead.saturated !== null ? 'strong' : lead.signal.family === 'unknown' ? 'weak' : 'moderate',
     openLink: advice(lead.signal.family).openLink,
     mitigation: advice(lead.signal.family).mitigation,
     severity: back ? 'medium' : 'high',
