@@ -29,6 +29,13 @@ export const ProviderName = z
   .describe('Evidence provider package; none when no usable target exists');
 export type ProviderName = z.infer<typeof ProviderName>;
 
+/** A provider target identifier (cluster label value, `<org>/<cluster>`): safe to place in a query matcher. */
+export const ProviderTarget = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$/, 'a target starts with a letter or digit and holds only letters, digits, _ . / -, at most 128 characters')
+  .describe('Exact provider target');
+export type ProviderTarget = z.infer<typeof ProviderTarget>;
+
 export const Decision = z
   .enum(['internal_only', 'human_required', 'clarification_needed'])
   .describe('Typed publication decision of a run');

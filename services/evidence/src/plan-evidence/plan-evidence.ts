@@ -1,4 +1,4 @@
-import { EvidenceRequestedV1, MAX_QUERIES_PER_BATCH, TimeWindow } from '@aoc/contracts';
+import { EvidenceRequestedV1, MAX_QUERIES_PER_BATCH, ProviderTarget, TimeWindow } from '@aoc/contracts';
 import { classifyMetric } from '@aoc/metric-ontology';
 import { metricNamesOf } from '@aoc/providers';
 import { z } from 'zod';
@@ -7,7 +7,6 @@ import { PlanningCatalogV1 } from './planning-catalog';
 import { PROVIDER_OPERATIONS } from './plan-validator';
 import { QUERY_TEMPLATES_VERSION, bindTarget, bindTemplate, templatesFor, type QueryTemplate } from './query-templates';
 
-const SAFE_TARGET = /^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$/;
 
 /** A query as a planner writes it: loose strings, so structural mistakes reach the validator. */
 export const DraftQuery = z.object({
@@ -71,7 +70,7 @@ export function builtinPlan(input: EvidencePlanInputV1): EvidencePlanOutputV1 {
     return { queries: kept, plannerNotes: `Rewrote the plan once after validation (${codes}): removed ${rejected.size} quer${rejected.size === 1 ? 'y' : 'ies'}.`.slice(0, 1000) };
   }
   if (request.provider === 'none' || request.target === null) return { queries: [], plannerNotes: 'No usable provider target was given; nothing can be queried.' };
-  if (!SAFE_TARGET.test(request.target)) return { queries: [], plannerNotes: 'The target is not a safe identifier; no query was planned.' };
+  if (!ProviderTarget.safeParse(request.target).success) return { queries: [], plannerNotes: 'The target is not a safe identifier; no query was planned.' };
   if (input.catalog && input.catalog.status !== 'unsupported') return catalogPlan(request, input.catalog);
   const question = request.question.toLowerCase();
   const served = PROVIDER_OPERATIONS[request.provider];

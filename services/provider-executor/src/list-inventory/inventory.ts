@@ -1,14 +1,12 @@
-import { MAX_INVENTORY_TARGETS, MAX_TARGET_ALIASES, type ProviderInventoryListedV1, type ProviderName } from '@aoc/contracts';
+import { MAX_INVENTORY_TARGETS, MAX_TARGET_ALIASES, ProviderTarget, type ProviderInventoryListedV1, type ProviderName } from '@aoc/contracts';
 import type { TargetListing } from '@aoc/providers';
 import type { RecordingEntry } from '../evidence-recordings/evidence-recording';
 import type { ProviderRegistry } from '../providers/provider-registry';
 
-const SAFE_TARGET = /^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$/;
-
 /** A listing as the topic carries it: bounded, only safe identifiers, aliases capped. */
 export function toInventoryMessage(provider: ProviderName, listing: TargetListing, at: Date): ProviderInventoryListedV1 {
   const targets = listing.targets
-    .filter((t) => SAFE_TARGET.test(t.target))
+    .filter((t) => ProviderTarget.safeParse(t.target).success)
     .map((t) => ({ target: t.target, aliases: [...new Set(t.aliases.filter((a) => a.length > 0 && a.length <= 128))].slice(0, MAX_TARGET_ALIASES) }));
   return {
     provider,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDateTime, ProviderName } from '../../common';
+import { IsoDateTime, ProviderName, ProviderTarget } from '../../common';
 import { defineTopic } from '../../topic-definition';
 
 export const MAX_INVENTORY_TARGETS = 2000;
@@ -8,7 +8,7 @@ export const MAX_TARGET_ALIASES = 8;
 /** A provider target as the router may name it: the exact target plus the names a ticket may use for it. */
 export const InventoryTargetV1 = z
   .object({
-    target: z.string().min(1).max(128).describe('Exact provider target, e.g. a cluster label value or `<org>/<cluster>`'),
+    target: ProviderTarget.describe('Exact provider target, e.g. a cluster label value or `<org>/<cluster>`'),
     aliases: z.array(z.string().min(1).max(128)).max(MAX_TARGET_ALIASES).describe('Other names of the same target (cluster name, display name, host prefix); never an address'),
   })
   .strict();
