@@ -54,6 +54,23 @@ export const Verdict = z
   .describe('Judge verdict of the AI answer against the human answer');
 export type Verdict = z.infer<typeof Verdict>;
 
+/**
+ * Why an evaluation is `not_compared`. The Judge abstains instead of guessing: every abstention
+ * carries one of these codes.
+ */
+export const JudgeAbstentionCode = z
+  .enum([
+    'JUDGE.HUMAN_ANSWER_EMPTY', // no public Support reply after the anchor
+    'JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE', // only acknowledgements, progress or closing
+    'JUDGE.HUMAN_CLAIM_WITHDRAWN', // the customer called the human's suspicion a separate issue
+    'JUDGE.NEEDS_MODEL', // the built-in judge cannot decide from the texts (meaning, language)
+    'JUDGE.FEEDBACK_UNPARSEABLE', // the previous version's revise|wrong reason gives nothing checkable
+    'JUDGE.ORDER_DISAGREEMENT', // the two answer orders gave different verdicts
+    'JUDGE.NO_REFERENCE_SELECTED', // the model named no human reply as the answer
+  ])
+  .describe('Reason code of a not_compared verdict');
+export type JudgeAbstentionCode = z.infer<typeof JudgeAbstentionCode>;
+
 export const Severity = z.enum(['info', 'low', 'medium', 'high', 'critical']);
 export type Severity = z.infer<typeof Severity>;
 

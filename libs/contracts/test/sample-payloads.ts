@@ -286,6 +286,7 @@ const evaluationJudged: EvaluationJudgedV1 = {
   judgedAt: '2025-01-01T12:05:00Z',
   judgeEngine: 'builtin-rubric',
   verdict: 'equivalent',
+  abstentionCode: null,
   verdictReason: 'Both answers attribute the regression to the batch job.',
   qualityScore: 1,
   aiGaps: [],

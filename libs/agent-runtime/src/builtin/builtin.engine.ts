@@ -7,7 +7,7 @@ export type BuiltinFunction = (input: unknown, instructions: Instructions) => un
 export interface BuiltinRegistration {
   role: AgentRole;
   instructionsId: string;
-  /** Reported as `builtin:<model>`, e.g. `builtin:rubric-judge-v2`. */
+  /** Reported as `builtin:<model>`, e.g. `builtin:rubric-judge-v3`. */
   model: string;
   run: BuiltinFunction;
 }

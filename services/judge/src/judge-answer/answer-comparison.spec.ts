@@ -24,6 +24,7 @@ const output = (o: Partial<JudgeModelOutputV1> = {}): JudgeModelOutputV1 => ({
   keyDifferences: ['cause named only by the human'],
   internalHandoffGaps: ['no concrete next action'],
   previousFeedbackResolved: 'not_applicable',
+  abstentionCode: null,
   ...o,
 });
 

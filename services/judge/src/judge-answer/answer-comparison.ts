@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ModelEngineKind, ModelPort, TokenUsage } from '@aoc/agent-runtime';
-import { expectedQualityScore, type EvaluationJudgedV1, type Verdict } from '@aoc/contracts';
+import { expectedQualityScore, type EvaluationJudgedV1, type JudgeAbstentionCode, type Verdict } from '@aoc/contracts';
 import { JUDGE_INSTRUCTIONS } from './judge-instructions';
 import { JudgeModelOutputV1, type JudgeInputV1 } from './judge-input.schema';
 import type { JudgmentPlan } from './judge-plan';
@@ -21,7 +21,7 @@ export interface OrderedResult {
 
 export type JudgedFields = Pick<
   EvaluationJudgedV1,
-  'judgeEngine' | 'verdict' | 'verdictReason' | 'qualityScore' | 'aiGaps' | 'keyDifferences' | 'aiStrengths' | 'internalHandoffGaps' | 'targetHumanCommentIds' | 'referenceComments' | 'humanAnswerMarkdown'
+  'judgeEngine' | 'verdict' | 'abstentionCode' | 'verdictReason' | 'qualityScore' | 'aiGaps' | 'keyDifferences' | 'aiStrengths' | 'internalHandoffGaps' | 'targetHumanCommentIds' | 'referenceComments' | 'humanAnswerMarkdown'
 >;
 
 export interface ComparisonOutcome {
@@ -104,11 +104,14 @@ export function combineOrders(plan: JudgmentPlan, first: OrderedResult, second: 
   const targets = [...plan.candidates.values()].filter((c) => chosen.has(c.id)).slice(0, LIST_MAX);
   const notes: string[] = [];
   let verdict: Verdict = first.verdict;
+  let abstentionCode: JudgeAbstentionCode | null = verdict === 'not_compared' ? (out.abstentionCode ?? 'JUDGE.NEEDS_MODEL') : null;
   if (!ordersAgree) {
     verdict = 'not_compared';
+    abstentionCode = 'JUDGE.ORDER_DISAGREEMENT';
     notes.push(`Position-bias guard: the two answer orders disagreed (published answer first: ${first.verdict}; human answer first: ${second.verdict}), so no verdict is given.`);
   } else if (verdict !== 'not_compared' && targets.length === 0 && !(plan.previousComplaint && out.previousFeedbackResolved === 'unresolved')) {
     verdict = 'not_compared';
+    abstentionCode = 'JUDGE.NO_REFERENCE_SELECTED';
     notes.push('The judge named no human reply forming the human answer, so the answers were not compared.');
   }
   if (ordersAgree && verdict === 'human_better' && plan.previousComplaint && out.previousFeedbackResolved === 'unresolved') {
@@ -120,6 +123,7 @@ export function combineOrders(plan: JudgmentPlan, first: OrderedResult, second: 
   const fields: JudgedFields = {
     judgeEngine,
     verdict,
+    abstentionCode,
     verdictReason: clampText([...notes, out.reason].join(' '), REASON_MAX),
     qualityScore: expectedQualityScore(verdict),
     aiGaps: clampList(publishedGaps),

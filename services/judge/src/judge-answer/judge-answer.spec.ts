@@ -70,7 +70,7 @@ describe('judge use case (embedded Postgres)', () => {
       for (const event of order) await deliver(event);
       expect(bus.published).toHaveLength(1);
       const [evaluation] = bus.published;
-      expect(evaluation).toMatchObject({ runId: 'run-1', verdict: 'human_better', qualityScore: 0, targetHumanCommentIds: ['c-3'], judgeEngine: 'builtin:rubric-judge-v2' });
+      expect(evaluation).toMatchObject({ runId: 'run-1', verdict: 'human_better', qualityScore: 0, targetHumanCommentIds: ['c-3'], judgeEngine: 'builtin:rubric-judge-v3' });
       expect(evaluation.humanAnswerMarkdown).toBe(HUMAN_ANSWER.body);
     }
     const frozen = await db.dataSource.manager.findOneByOrFail(FrozenTicketEntity, { runId: 'run-1' });
@@ -232,6 +232,7 @@ describe('judge use case (embedded Postgres)', () => {
         keyDifferences: ['the cause'],
         internalHandoffGaps: ['no concrete query for Support'],
         previousFeedbackResolved: 'not_applicable',
+        abstentionCode: null,
       };
       return { status: 200, json: chatCompletion(JSON.stringify(reply), { usage: { prompt: 900, completion: 120 }, model: 'judge-xl' }) };
     });
@@ -274,6 +275,7 @@ describe('judge use case (embedded Postgres)', () => {
         keyDifferences: [],
         internalHandoffGaps: [],
         previousFeedbackResolved: 'not_applicable',
+        abstentionCode: null,
       };
       return { status: 200, json: chatCompletion(JSON.stringify(reply)) };
     });

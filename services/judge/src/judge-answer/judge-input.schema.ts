@@ -1,4 +1,4 @@
-import { Decision, FeedbackAction, IsoDateTime, RunId, RunMode, RunTrigger, TicketKey } from '@aoc/contracts';
+import { Decision, FeedbackAction, IsoDateTime, JudgeAbstentionCode, RunId, RunMode, RunTrigger, TicketKey } from '@aoc/contracts';
 import { z } from 'zod';
 
 /**
@@ -44,6 +44,7 @@ export const PublishedAnswerV1 = z.strictObject({
   internalHandoffMarkdown: z.string(),
   decision: Decision,
   publishedAt: IsoDateTime,
+  requestedContext: z.array(z.string().max(300)).max(5).default([]).describe('What the answer asked the customer for (its clarification request)'),
 });
 export type PublishedAnswerV1 = z.infer<typeof PublishedAnswerV1>;
 
@@ -111,5 +112,6 @@ export const JudgeModelOutputV1 = z.strictObject({
   keyDifferences: z.array(z.string()),
   internalHandoffGaps: z.array(z.string()),
   previousFeedbackResolved: PreviousFeedbackResolution,
+  abstentionCode: JudgeAbstentionCode.nullable().describe('Why the comparison is not_comparable (null otherwise)'),
 });
 export type JudgeModelOutputV1 = z.infer<typeof JudgeModelOutputV1>;

@@ -18,11 +18,11 @@ function inputFor(options: { reply?: string; handoff?: string; decision?: 'inter
 }
 
 describe('built-in rubric judge', () => {
-  it('prefers the human answer when the published answer states none of its key facts, and says how it compared', () => {
+  it('prefers the human answer when the published answer determined nothing and left no executable step, and says why', () => {
     const out = rubricJudge(inputFor());
     expect(out.comparison).toBe('answer_2_better');
-    expect(out.reason).toMatch(/compares stated key facts .* not meaning/);
-    expect(out.reason).toMatch(/never rates the published answer better/);
+    expect(out.abstentionCode).toBeNull();
+    expect(out.reason).toMatch(/determined nothing and left no executable next step/);
     expect(out.answer1Gaps.join(' ')).toContain('full table scan');
     expect(out.answer1Gaps.join(' ')).toContain('orders(created_at)');
     expect(out.answer1Strengths).toContain('says plainly what it could not determine');
@@ -61,13 +61,14 @@ describe('built-in rubric judge', () => {
     const out = rubricJudge(inputFor({ comments }));
     expect(out.comparison).toBe('not_comparable');
     expect(out.humanAnswerCommentIds).toEqual([]);
-    expect(out.reason).toMatch(/acknowledgements or progress/);
+    expect(out.reason).toMatch(/only acknowledge, report progress or close/);
+    expect(out.abstentionCode).toBe('JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE');
   });
 
   it('does not hold facts the customer supplied after the anchor against the published answer', () => {
     const customerLater = comment('c-2d', 'customer', 'public', '2026-11-20T12:10:00.000Z', 'FYI we deployed a report query on orders at 10:38 that reads 1.2M rows.');
     const out = rubricJudge(inputFor({ comments: [...BASE_COMMENTS, customerLater] }));
-    expect(out.reason).toMatch(/came from customer comments after the anchor/);
+    expect(out.reason).toMatch(/came from later customer comments or manual work/);
     expect(out.answer1Gaps.join(' ')).not.toContain('10:38');
   });
 
@@ -94,11 +95,13 @@ describe('built-in rubric judge', () => {
     const unresolved = rubricJudge(inputFor({ previous }));
     expect(unresolved.previousFeedbackResolved).toBe('unresolved');
     expect(unresolved.comparison).toBe('answer_2_better');
-    expect(unresolved.answer1Gaps[0]).toMatch(/still there/);
+    expect(unresolved.answer1Gaps[0]).toMatch(/not fixed: it still does not state .*orders\(created_at\)/);
     const resolved = rubricJudge(inputFor({ previous, reply: GOOD_REPLY, handoff: GOOD_HANDOFF }));
     expect(resolved.previousFeedbackResolved).toBe('resolved');
     const vague = rubricJudge(inputFor({ previous: { ...previous, latestFeedback: { action: 'revise', reason: 'too vague', commentId: 'c-ao' } } }));
     expect(vague.previousFeedbackResolved).toBe('undetermined');
+    expect(vague.comparison).toBe('not_comparable');
+    expect(vague.abstentionCode).toBe('JUDGE.FEEDBACK_UNPARSEABLE');
     expect(rubricJudge(inputFor()).previousFeedbackResolved).toBe('not_applicable');
     // Replies without substance do not let a version skip the check on the previous feedback.
     const ackOnly = rubricJudge(inputFor({ previous, comments: BASE_COMMENTS.filter((c) => c.id !== HUMAN_ANSWER.id) }));
@@ -106,7 +109,7 @@ describe('built-in rubric judge', () => {
     expect(ackOnly.humanAnswerCommentIds).toEqual([]);
   });
 
-  it('never rates the published answer better, even when it states more', () => {
+  it('does not rate the published answer better merely for stating more', () => {
     const out = rubricJudge(inputFor({ reply: `${GOOD_REPLY} CPU peaked at 85% on tikv-3 at 10:41.`, handoff: GOOD_HANDOFF, decision: 'internal_only' }));
     expect(['equivalent', 'different_but_valid']).toContain(out.comparison);
   });

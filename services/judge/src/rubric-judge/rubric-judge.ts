@@ -1,30 +1,18 @@
 import type { BuiltinRegistry } from '@aoc/agent-runtime';
+import type { JudgeAbstentionCode } from '@aoc/contracts';
 import { JUDGE_INSTRUCTIONS } from '../judge-answer/judge-instructions';
-import {
-  JudgeInputV1,
-  type Comparison,
-  type HumanRepliesV1,
-  type JudgeModelOutputV1,
-  type PreviousFeedbackResolution,
-  type PublishedAnswerV1,
-} from '../judge-answer/judge-input.schema';
-import { factKeys, keyFacts, type KeyFact } from './key-facts';
+import { JudgeInputV1, type Comparison, type HumanRepliesV1, type JudgeModelOutputV1, type PublishedAnswerV1 } from '../judge-answer/judge-input.schema';
+import { decideComparison, type Ground } from './decide-comparison';
+import { checkPreviousFeedback } from './feedback-check';
+import { factsOf, minusFacts, states, type Fact } from './facts/facts';
+import { selectHumanAnswer } from './human-answer';
+import { ACTION_VERB, UNDETERMINED } from './judge-rules.data';
+import { followUps, tagProvenance } from './provenance';
 
-export const RUBRIC_JUDGE_MODEL = 'rubric-judge-v2';
+export const RUBRIC_JUDGE_MODEL = 'rubric-judge-v3';
 
-/** Share of the human answer's facts the published answer must state to count as equivalent. */
-const EQUIVALENT_COVERAGE = 0.6;
-/** Below this share the human answer is better; in between both are different but valid. */
-const VALID_COVERAGE = 0.3;
-/** Share of the facts a revise/wrong reason added that a new version must state to count as fixed. */
-const FEEDBACK_RESOLVED_COVERAGE = 0.5;
 const LIST_LIMIT = 10;
-
-const ACTION_VERB = /\b(query|queries|check|run|verify|inspect|compare|collect|retry|re-run|rerun|escalate|ask|read|open|review|confirm|measure|look up|pull|export|restart|apply|add)\b/i;
-const UNDETERMINED = /could not|cannot confirm|can't confirm|not determined|undetermined|unable to (?:determine|confirm)/i;
-
-const show = (f: KeyFact) => `"${f.key}"`;
-const minus = (facts: KeyFact[], remove: Set<string>) => facts.filter((f) => !remove.has(f.key));
+const show = (f: Fact) => `"${f.display}"`;
 
 interface Sides {
   published: PublishedAnswerV1;
@@ -38,162 +26,119 @@ function sides(input: JudgeInputV1): Sides {
   throw new Error('judge input needs one published answer and one set of human replies');
 }
 
-/**
- * The minimal ordered set of human replies forming the answer: walking from the latest reply
- * back, a reply is kept only when it states a fact (beyond the ticket's own) that no later kept
- * reply states. Greetings, progress notes and replies restated later drop out.
- */
-export function minimalHumanAnswer(replies: HumanRepliesV1['comments'], ticketFacts: Set<string>): { ids: string[]; facts: KeyFact[] } {
-  const ordered = [...replies].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.id.localeCompare(b.id));
-  const own = new Map(ordered.map((r) => [r.id, minus(keyFacts(r.body), ticketFacts)]));
-  const covered = new Set<string>();
-  const kept = new Set<string>();
-  for (const reply of [...ordered].reverse()) {
-    const facts = own.get(reply.id) ?? [];
-    if (!facts.some((f) => !covered.has(f.key))) continue;
-    kept.add(reply.id);
-    for (const f of facts) covered.add(f.key);
-  }
-  const ids = ordered.filter((r) => kept.has(r.id)).map((r) => r.id);
-  const seen = new Set<string>();
-  const facts = ids.flatMap((id) => own.get(id) ?? []).filter((f) => (seen.has(f.key) ? false : (seen.add(f.key), true)));
-  return { ids, facts };
+/** The handoff's next action line, if any. */
+export function nextActionOf(handoff: string): string | null {
+  return /next (?:internal )?action[^:]*:\**\s*(.*)/i.exec(handoff)?.[1]?.trim() ?? null;
 }
 
-function handoffGaps(published: PublishedAnswerV1, ticketIdentifiers: KeyFact[]): string[] {
+function handoffGaps(published: PublishedAnswerV1, ticketIdentifiers: readonly Fact[]): string[] {
   const gaps: string[] = [];
   const handoff = published.internalHandoffMarkdown;
-  const actionLine = /next (?:internal )?action[^:]*:\**\s*(.*)/i.exec(handoff)?.[1]?.trim() ?? null;
+  const action = nextActionOf(handoff);
   if (published.decision !== 'internal_only') {
-    if (actionLine === null) gaps.push('the handoff names no next internal action for Support');
-    else if (!ACTION_VERB.test(actionLine) && keyFacts(actionLine).length === 0) {
-      gaps.push(`the handoff's next action names no concrete query, check or escalation for Support ("${actionLine.slice(0, 160)}")`);
-    }
-  } else if (/\bsupport\b/i.test(handoff) && actionLine !== null && ACTION_VERB.test(actionLine) && !/^none\b/i.test(actionLine)) {
+    if (action === null) gaps.push('the handoff names no next internal action for Support');
+    else if (!ACTION_VERB.test(action) && factsOf(action).length === 0) gaps.push(`the handoff's next action names no concrete query, check or escalation for Support ("${action.slice(0, 160)}")`);
+  } else if (/\bsupport\b/i.test(handoff) && action !== null && ACTION_VERB.test(action) && !/^none\b/i.test(action)) {
     gaps.push('the decision is internal_only, yet the handoff leaves a follow-up action to Support');
   }
-  const handoffFacts = factKeys(handoff);
-  for (const id of ticketIdentifiers) if (!handoffFacts.has(id.key)) gaps.push(`the handoff does not name ${show(id)}, which the ticket identifies`);
+  const handoffFacts = factsOf(handoff);
+  for (const id of ticketIdentifiers) if (!states(handoffFacts, id)) gaps.push(`the handoff does not name ${show(id)}, which the ticket identifies`);
   return gaps;
 }
 
-function previousFeedback(input: JudgeInputV1, publishedFacts: Set<string>): { resolution: PreviousFeedbackResolution; note: string | null } {
-  const previous = input.previousAnswer;
-  const feedback = previous?.latestFeedback;
-  if (!previous || !feedback || (feedback.action !== 'revise' && feedback.action !== 'wrong')) return { resolution: 'not_applicable', note: null };
-  const before = factKeys(`${previous.customerReplyMarkdown}\n${previous.internalHandoffMarkdown}`);
-  const asked = minus(keyFacts(feedback.reason), before);
-  if (asked.length === 0) {
-    return { resolution: 'undetermined', note: `The previous version had /ao ${feedback.action} feedback whose reason states no key fact the rubric can check, so whether it was addressed is undetermined.` };
-  }
-  const stated = asked.filter((f) => publishedFacts.has(f.key));
-  const resolved = stated.length / asked.length >= FEEDBACK_RESOLVED_COVERAGE;
-  return {
-    resolution: resolved ? 'resolved' : 'unresolved',
-    note: `The previous version had /ao ${feedback.action} feedback naming ${asked.map(show).join(', ')}; this version states ${stated.length} of them, so the feedback is ${resolved ? 'addressed' : 'not addressed'}.`,
-  };
+/** The part of the published answer that reports measurements: its frozen evidence. */
+function evidenceText(published: PublishedAnswerV1): string {
+  const customer = /what the data shows:?([\s\S]*?)(?:\n\s*\n(?:most likely cause|what we found)|$)/i.exec(published.customerReplyMarkdown)?.[1] ?? '';
+  const internal = /\*\*observations:\*\*([\s\S]*?)(?:\n\*\*|$)/i.exec(published.internalHandoffMarkdown)?.[1] ?? '';
+  return `${customer}\n${internal}`;
 }
 
 /**
- * Built-in rubric judge (deterministic). It compares stated key facts — quantities with units,
- * clock times, identifiers and technical terms — in both directions, and says so: it does not
- * understand meaning, and it never calls the published answer better than a human's (that needs
- * evidence of a factual error in the human answer, which a fact comparison cannot show).
+ * Built-in rubric judge (deterministic). It decides only what the texts decide — facts compared
+ * unit-aware with their provenance, the customer's later confirmations and corrections, the
+ * previous version's feedback — and otherwise abstains with a reason code. It never rates the
+ * human answer better without a stated, stage-fair ground.
  */
 export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
   const { published, human, publishedLabel } = sides(input);
-  const humanLabel: 1 | 2 = publishedLabel === 1 ? 2 : 1;
-  const ticketText = [input.ticket.title, input.ticket.description, ...input.ticket.comments.map((c) => c.body)].join('\n');
-  const ticketFacts = factKeys(ticketText);
-  const ticketIdentifiers = keyFacts(`${input.ticket.title}\n${input.ticket.description}`).filter((f) => f.kind === 'identifier');
-  const publishedText = `${published.customerReplyMarkdown}\n${published.internalHandoffMarkdown}`;
-  const publishedFacts = factKeys(publishedText);
-  const publishedOwn = minus(keyFacts(publishedText), ticketFacts);
-  const feedback = previousFeedback(input, publishedFacts);
+  const questionText = [input.ticket.title, input.ticket.description, ...input.ticket.comments.map((c) => c.body), ...input.timeline.filter((c) => c.visibleToAi).map((c) => c.body)].join('\n');
+  const ticketFacts = factsOf(questionText);
+  const ticketIdentifiers = factsOf(`${input.ticket.title}\n${input.ticket.description}`).filter((f) => f.kind === 'identifier');
+  const aiText = `${published.customerReplyMarkdown}\n${published.internalHandoffMarkdown}`;
+  const aiFacts = factsOf(aiText);
+  const aiOwn = minusFacts(aiFacts, ticketFacts);
   const internalHandoffGaps = handoffGaps(published, ticketIdentifiers);
-  const labelled = (aiGaps: string[], aiStrengths: string[], humanGaps: string[], humanStrengths: string[]) =>
+  const feedback = checkPreviousFeedback(input, published);
+  const answer = selectHumanAnswer(human.comments, input.timeline, input.anchor, questionText);
+  const selected = human.comments.filter((c) => answer.ids.includes(c.id));
+  const anchor = Date.parse(input.anchor);
+  const lastSelected = selected.length > 0 ? Math.max(...selected.map((c) => Date.parse(c.createdAt))) : anchor;
+  const tagged = selected.length > 0 ? tagProvenance(answer.facts, selected, input.timeline, anchor) : [];
+  const humanTicketFacts = factsOf(selected.map((c) => c.body).join('\n')).filter((f) => states(ticketFacts, f) && f.kind !== 'identifier');
+
+  const ground: Ground = decideComparison({
+    hasReplies: human.comments.length > 0,
+    answer,
+    tagged,
+    aiFacts,
+    aiOwn,
+    aiEvidence: factsOf(evidenceText(published)),
+    aiText,
+    humanText: selected.map((c) => c.body).join('\n'),
+    ticketFacts,
+    humanTicketFacts,
+    follow: followUps(input.timeline, lastSelected),
+    feedback,
+    decision: published.decision,
+    nextActionConcrete: !internalHandoffGaps.some((g) => g.startsWith("the handoff's next action") || g.startsWith('the handoff names no next')),
+  });
+
+  const humanLabel: 1 | 2 = publishedLabel === 1 ? 2 : 1;
+  const comparison: Comparison =
+    ground.verdict === 'human_better' ? (humanLabel === 1 ? 'answer_1_better' : 'answer_2_better')
+    : ground.verdict === 'ai_better' ? (publishedLabel === 1 ? 'answer_1_better' : 'answer_2_better')
+    : ground.verdict === 'not_compared' ? 'not_comparable'
+    : ground.verdict;
+  const fair = tagged.filter((t) => t.provenance === 'own').map((t) => t.fact);
+  const covered = fair.filter((f) => states(aiFacts, f));
+  const missing = fair.filter((f) => !states(aiFacts, f));
+  const extra = aiOwn.filter((f) => !states(answer.facts, f) && f.kind !== 'identifier');
+  const aiGaps = [...ground.aiGaps, ...missing.slice(0, LIST_LIMIT).map((f) => `the human answer states ${show(f)}; the published answer does not`)];
+  const aiStrengths = [...ground.aiStrengths, ...covered.slice(0, LIST_LIMIT).map((f) => `states ${show(f)} as the human answer does`), ...(UNDETERMINED.test(aiText) ? ['says plainly what it could not determine'] : [])];
+  const humanStrengths = missing.slice(0, LIST_LIMIT).map((f) => `states ${show(f)}`);
+  const humanGaps = [...ground.humanGaps, ...(extra.length > 0 ? [`does not mention ${extra.slice(0, 5).map(show).join(', ')}, which the published answer reports`] : [])];
+  const labelled =
     publishedLabel === 1
       ? { answer1Gaps: aiGaps, answer1Strengths: aiStrengths, answer2Gaps: humanGaps, answer2Strengths: humanStrengths }
       : { answer1Gaps: humanGaps, answer1Strengths: humanStrengths, answer2Gaps: aiGaps, answer2Strengths: aiStrengths };
-  const method = 'Built-in rubric: compares stated key facts (quantities, times, identifiers, technical terms), not meaning.';
-
-  const { ids, facts: humanFacts } = minimalHumanAnswer(human.comments, ticketFacts);
-  if (ids.length === 0) {
-    const why = human.comments.length === 0 ? 'no public Support reply exists after the anchor' : 'the Support replies after the anchor state no key fact beyond the ticket (acknowledgements or progress only)';
-    // A version that left the previous version's revise/wrong problem in place is worse whatever the human replies hold.
-    const unresolved = feedback.resolution === 'unresolved';
-    return {
-      comparison: unresolved ? (humanLabel === 1 ? 'answer_1_better' : 'answer_2_better') : 'not_comparable',
-      reason: `${method} ${unresolved ? 'No human answer to compare' : 'Not compared'}: ${why}.${feedback.note ? ` ${feedback.note}` : ''}`,
-      humanAnswerCommentIds: [],
-      ...labelled([], [], [], []),
-      keyDifferences: [],
-      internalHandoffGaps,
-      previousFeedbackResolved: feedback.resolution,
-    };
-  }
-
-  // Stage fairness: facts the customer only supplied after the anchor (and before the human answer
-  // was complete) cannot count against the published answer.
-  const anchor = Date.parse(input.anchor);
-  const answeredAt = Math.max(...human.comments.filter((c) => ids.includes(c.id)).map((c) => Date.parse(c.createdAt)));
-  const lateCustomerFacts = new Set(
-    input.timeline
-      .filter((c) => c.authorRole === 'customer' && !c.visibleToAi && Date.parse(c.createdAt) > anchor && Date.parse(c.createdAt) < answeredAt)
-      .flatMap((c) => [...factKeys(c.body)]),
-  );
-  const fair = humanFacts.filter((f) => !lateCustomerFacts.has(f.key));
-  const late = humanFacts.filter((f) => lateCustomerFacts.has(f.key));
-  const compact = publishedText.toLowerCase().replace(/\s+/g, '');
-  const states = (f: KeyFact) => publishedFacts.has(f.key) || (f.kind === 'identifier' && compact.includes(f.key.replace(/\s+/g, '')));
-  const covered = fair.filter(states);
-  const missing = fair.filter((f) => !states(f));
-  const humanFactKeys = new Set(humanFacts.map((f) => f.key));
-  const confirmed = publishedOwn.filter((f) => humanFactKeys.has(f.key));
-  const extra = publishedOwn.filter((f) => !humanFactKeys.has(f.key));
-  const coverage = fair.length === 0 ? null : covered.length / fair.length;
-
-  let comparison: Comparison;
-  const notes: string[] = [];
-  if (coverage === null) {
-    comparison = 'different_but_valid';
-    notes.push('Every fact of the human answer came from customer comments after the anchor, so the answers differ by stage rather than quality.');
-  } else if (coverage >= EQUIVALENT_COVERAGE) comparison = 'equivalent';
-  else if (coverage >= VALID_COVERAGE) comparison = 'different_but_valid';
-  else comparison = humanLabel === 1 ? 'answer_1_better' : 'answer_2_better';
-  if (feedback.resolution === 'unresolved') comparison = humanLabel === 1 ? 'answer_1_better' : 'answer_2_better';
-
-  const pct = coverage === null ? 'n/a' : `${Math.round(coverage * 100)}%`;
+  const late = tagged.filter((t) => t.provenance !== 'own');
   const reason = [
-    method,
-    `The published answer states ${covered.length} of ${fair.length} key facts of the human answer (${pct}); ${confirmed.length} of its own ${publishedOwn.length} facts beyond the ticket appear in the human answer.`,
-    late.length > 0 ? `${late.length} fact(s) of the human answer came from customer comments after the anchor and are not held against the published answer.` : '',
-    ...notes,
+    'Built-in rubric judge: facts compared unit-aware with their provenance; it abstains where meaning decides.',
+    ground.reason,
+    fair.length > 0 ? `The published answer states ${covered.length} of the ${fair.length} facts of the human answer the AI could have had.` : '',
+    late.length > 0 ? `${late.length} fact(s) of the human answer came from later customer comments or manual work and are not held against the published answer.` : '',
     feedback.note ?? '',
-    'A fact comparison cannot show that the human answer is wrong, so this rubric never rates the published answer better.',
   ]
     .filter(Boolean)
     .join(' ');
-
-  const aiGaps = missing.slice(0, LIST_LIMIT).map((f) => `the human answer states ${show(f)}; the published answer does not`);
-  if (feedback.resolution === 'unresolved' && input.previousAnswer?.latestFeedback) aiGaps.unshift(`the problem named by /ao ${input.previousAnswer.latestFeedback.action} feedback on the previous version is still there`);
-  const aiStrengths = covered.slice(0, LIST_LIMIT).map((f) => `states ${show(f)} as the human answer does`);
-  if (UNDETERMINED.test(publishedText)) aiStrengths.push('says plainly what it could not determine');
-  const humanStrengths = missing.slice(0, LIST_LIMIT).map((f) => `states ${show(f)}`);
-  const humanGaps = extra.length > 0 ? [`does not mention ${extra.slice(0, 5).map(show).join(', ')}, which the published answer reports`] : [];
   const keyDifferences: string[] = [];
   if (missing.length > 0) keyDifferences.push(`only the human answer states ${missing.slice(0, 6).map(show).join(', ')}`);
   if (extra.length > 0) keyDifferences.push(`only the published answer states ${extra.slice(0, 6).map(show).join(', ')}`);
-  if (published.decision !== 'internal_only') keyDifferences.push(`the published answer hands the ticket to Support (decision ${published.decision}); the human replies answer it`);
-
+  if (published.decision !== 'internal_only' && answer.ids.length > 0) keyDifferences.push(`the published answer hands the ticket to Support (decision ${published.decision}); the human replies answer it`);
+  const code: JudgeAbstentionCode | null = ground.verdict === 'not_compared' ? ground.code : null;
   return {
     comparison,
     reason: reason.slice(0, 2000),
-    humanAnswerCommentIds: ids,
-    ...labelled(aiGaps.slice(0, LIST_LIMIT), aiStrengths.slice(0, LIST_LIMIT), humanGaps, humanStrengths),
+    humanAnswerCommentIds: answer.ids,
+    ...labelled,
+    answer1Gaps: labelled.answer1Gaps.slice(0, LIST_LIMIT),
+    answer2Gaps: labelled.answer2Gaps.slice(0, LIST_LIMIT),
+    answer1Strengths: labelled.answer1Strengths.slice(0, LIST_LIMIT),
+    answer2Strengths: labelled.answer2Strengths.slice(0, LIST_LIMIT),
     keyDifferences,
     internalHandoffGaps,
     previousFeedbackResolved: feedback.resolution,
+    abstentionCode: code,
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDateTime, RunId, Sha256Hex, TicketKey, Verdict } from '../../common';
+import { IsoDateTime, JudgeAbstentionCode, RunId, Sha256Hex, TicketKey, Verdict } from '../../common';
 import { defineTopic } from '../../topic-definition';
 
 /** The quality projection of a verdict. */
@@ -18,6 +18,7 @@ export const EvaluationJudgedV1 = z.object({
   judgedAt: IsoDateTime,
   judgeEngine: z.string().min(1).max(64),
   verdict: Verdict,
+  abstentionCode: JudgeAbstentionCode.nullable().default(null).describe('Set exactly when verdict is not_compared (older revisions: null)'),
   verdictReason: z.string().max(2000),
   qualityScore: z.union([z.literal(0), z.literal(1), z.null()]).describe('1 for ai_better|equivalent|different_but_valid, 0 for human_better, null otherwise'),
   aiGaps: z.array(z.string().min(1).max(500)).max(20),
@@ -29,7 +30,9 @@ export const EvaluationJudgedV1 = z.object({
     .array(z.object({ id: z.string().min(1).max(64), createdAt: IsoDateTime, bodyDigest: Sha256Hex }))
     .max(20),
   humanAnswerMarkdown: z.string().max(20000).nullable(),
-}).refine((e) => e.qualityScore === expectedQualityScore(e.verdict), {
+})
+  .refine((e) => e.verdict === 'not_compared' || e.abstentionCode === null, { message: 'abstentionCode is only set for not_compared', path: ['abstentionCode'] })
+  .refine((e) => e.qualityScore === expectedQualityScore(e.verdict), {
   message: 'qualityScore must be 1 for ai_better|equivalent|different_but_valid, 0 for human_better, null for not_compared',
   path: ['qualityScore'],
 });
