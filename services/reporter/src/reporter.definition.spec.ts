@@ -94,6 +94,19 @@ describe('reporter role: bus subscriptions and HTTP reports', () => {
     const read = await reader.daily('2026-11-20');
     expect(typeof read.generatedAt).toBe('string');
     expect(read).toEqual({ ...(daily.body as QualityReport), generatedAt: read.generatedAt });
+
+    // A not_compared evaluation of the same ticket keeps its abstention code for the dashboard.
+    const abstained = judged('e2', 'r1', 'SUP-1', 'a1', 'not_compared', '2026-11-20T13:00:00+08:00');
+    if (abstained.topic === 'evaluation.judged') await judge.transaction((uow) => uow.publish(Topics.evaluationJudged, abstained.payload));
+    await judge.flush();
+    for (const until = Date.now() + 30000; ; ) {
+      answers = (await get('/v1/tickets/SUP-1/answers')).body as AnswerVersionView[];
+      if (answers[0]?.verdict === 'not_compared') break;
+      if (Date.now() > until) throw new Error(`reporter did not record the abstention: ${JSON.stringify(answers)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(answers[0]).toMatchObject({ verdict: 'not_compared', abstentionCode: 'JUDGE.NEEDS_MODEL' });
+
   }, 60000);
 
   it.each([

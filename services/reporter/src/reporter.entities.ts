@@ -95,6 +95,10 @@ export class ReportedEvaluationEntity {
   @Column({ name: 'verdict_reason', type: 'text' })
   verdictReason!: string;
 
+  /** Why the verdict is not_compared (a JUDGE.* code); null for decided verdicts and older rows. */
+  @Column({ name: 'abstention_code', type: 'text', nullable: true })
+  abstentionCode!: string | null;
+
   @Column({ name: 'ai_gaps', type: 'jsonb' })
   aiGaps!: string[];
 

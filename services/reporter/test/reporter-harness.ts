@@ -164,6 +164,8 @@ export function judged(
       judgedAt,
       judgeEngine: 'test-judge',
       verdict,
+      // A not_compared verdict always carries a code; tests of it read it back.
+      abstentionCode: verdict === 'not_compared' ? 'JUDGE.NEEDS_MODEL' : null,
       verdictReason: `reason of ${evaluationId}`,
       qualityScore: expectedQualityScore(verdict),
       aiGaps,

@@ -19,6 +19,7 @@ export function runSummaryFixture(overrides: Partial<RunSummary> = {}): RunSumma
     failureCodes: [],
     verdict: 'different_but_valid',
     verdictReason: 'Both answers point at the report query.',
+    abstentionCode: null,
     aiGaps: ['did not name the missing index'],
     ...overrides,
   };

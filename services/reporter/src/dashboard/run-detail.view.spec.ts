@@ -29,6 +29,12 @@ describe('renderRunDetail', () => {
     expect(page).toContain('none recorded');
   });
 
+  it('shows why the judge did not compare', () => {
+    const page = renderRunDetail(runSummaryFixture({ verdict: 'not_compared', verdictReason: 'only progress replies', abstentionCode: 'JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE' }));
+    expect(page).toContain('<code title="why the judge did not compare">JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE</code>');
+    expect(renderRunDetail(runSummaryFixture())).not.toContain('why the judge did not compare');
+  });
+
   it('lists failure codes', () => {
     expect(renderRunDetail(runSummaryFixture({ evidenceStatus: 'failed', failureCodes: ['PROVIDER.HTTP_5XX', 'PROVIDER.TIMEOUT'] }))).toContain('<code>PROVIDER.HTTP_5XX</code> <code>PROVIDER.TIMEOUT</code>');
   });

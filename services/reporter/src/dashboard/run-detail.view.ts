@@ -16,7 +16,7 @@ export function renderRunDetail(run: RunSummary): string {
 </dl></section>
 <section class="card" aria-labelledby="evaluation"><h3 id="evaluation">Evaluation</h3>
 <dl class="meta">
-<dt>Verdict</dt><dd>${verdictBadge(run.verdict)}</dd>
+<dt>Verdict</dt><dd>${verdictBadge(run.verdict)}${run.abstentionCode ? html` <code title="why the judge did not compare">${run.abstentionCode}</code>` : ''}</dd>
 <dt>Reason</dt><dd>${run.verdictReason ?? html`<span class="empty">The judge has not evaluated this answer yet.</span>`}</dd>
 <dt>Gaps</dt><dd>${run.aiGaps.length === 0 ? html`<span class="empty">none recorded</span>` : html`<ul>${run.aiGaps.map((g) => html`<li>${g}</li>`)}</ul>`}</dd>
 </dl></section>

@@ -24,6 +24,11 @@ describe('renderTicket', () => {
     expect(page).toContain('<a class="mono" href="/runs/run-2">run-2</a> · continuation');
   });
 
+  it('shows the abstention code of a not_compared version', () => {
+    const page = renderTicket('SUP-1042', [answerVersionFixture({ verdict: 'not_compared', abstentionCode: 'JUDGE.NEEDS_MODEL' })]);
+    expect(page).toContain('<code class="abstention" title="why the judge did not compare">JUDGE.NEEDS_MODEL</code>');
+  });
+
   it('marks inherited /ao feedback', () => {
     const page = renderTicket('SUP-1042', [v1, v2]);
     expect(page).toContain('<span class="badge tone-bad">wrong</span></td><td>missed the index</td><td>this version</td>');

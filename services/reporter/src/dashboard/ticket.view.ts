@@ -8,7 +8,7 @@ export function renderTicket(ticketKey: string, versions: readonly AnswerVersion
   const numbered = [...versions].sort((a, b) => a.publishedAt.localeCompare(b.publishedAt)).map((v, i) => ({ v, n: i + 1 }));
   const cards = numbered.reverse().map(
     ({ v, n }) => html`<section class="card version" data-fingerprint="${v.answerFingerprint}" aria-labelledby="version-${n}">
-<h3 id="version-${n}">Answer version ${n} ${verdictBadge(v.verdict)}</h3>
+<h3 id="version-${n}">Answer version ${n} ${verdictBadge(v.verdict)}${v.abstentionCode ? html` <code class="abstention" title="why the judge did not compare">${v.abstentionCode}</code>` : ''}</h3>
 <dl class="meta">
 <dt>Fingerprint</dt><dd class="mono">${v.answerFingerprint}</dd>
 <dt>Run</dt><dd><a class="mono" href="${href(['runs', v.runId])}">${v.runId}</a> · ${v.trigger} · published ${shanghaiTime(v.publishedAt)}</dd>

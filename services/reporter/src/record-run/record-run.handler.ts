@@ -58,8 +58,8 @@ export class RecordRunHandler {
     await this.answers.lockTicket(m, evaluation.ticketKey);
     const inserted: unknown[] = await m.query(
       `INSERT INTO ${this.t.evaluations}
-         ("evaluation_id", "run_id", "verdict", "verdict_reason", "ai_gaps", "judged_at", "ticket_key", "answer_fingerprint", "judge_engine")
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $7, $8, $9)
+         ("evaluation_id", "run_id", "verdict", "verdict_reason", "ai_gaps", "judged_at", "ticket_key", "answer_fingerprint", "judge_engine", "abstention_code")
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $7, $8, $9, $10)
        ON CONFLICT ("evaluation_id") DO NOTHING
        RETURNING "evaluation_id"`,
       [
@@ -72,6 +72,7 @@ export class RecordRunHandler {
         evaluation.ticketKey,
         evaluation.answerFingerprint,
         evaluation.judgeEngine,
+        evaluation.abstentionCode,
       ],
     );
     if (inserted.length > 0) await this.answers.refresh(m, evaluation.ticketKey);

@@ -117,6 +117,8 @@ export interface AnswerVersionView {
   internalHandoffMarkdown: string;
   verdict: Verdict | null;
   verdictReason: string | null;
+  /** Why the Judge did not compare (JUDGE.* code), when the verdict is not_compared. */
+  abstentionCode?: string | null;
   feedback: {
     commentId: string;
     action: string;

@@ -105,6 +105,7 @@ interface AnswerRow {
   evaluation_id: string | null;
   verdict: Verdict | null;
   verdict_reason: string | null;
+  abstention_code: string | null;
   ai_gaps: string[] | null;
   quality_score: number | null;
   quality_source: 'feedback' | 'judge' | 'none' | null;
@@ -389,7 +390,7 @@ export class SqlReportsReader implements ReportsReader {
       `SELECT r."run_id", r."ticket_key", r."answer_fingerprint", r."published_at", r."trigger", r."decision", r."mode",
               r."customer_reply", r."internal_handoff",
               p."anchor_kind", p."anchor_at", p."human_reply_at", p."evaluation_id", p."verdict",
-              e."verdict_reason", e."ai_gaps",
+              e."verdict_reason", e."ai_gaps", e."abstention_code",
               p."quality_score", p."quality_source", p."judge_review_requested",
               x."evidence_status"
          FROM ${t.runs} r
@@ -436,6 +437,7 @@ export class SqlReportsReader implements ReportsReader {
       internalHandoffMarkdown: r.internal_handoff,
       verdict: r.verdict,
       verdictReason: r.verdict_reason,
+      abstentionCode: r.abstention_code,
       feedback: feedbackByRun.get(r.run_id) ?? [],
       mode: r.mode,
       counted: isCountedTrigger(r.trigger),

@@ -15,6 +15,7 @@ export interface RunSummary {
   failureCodes: string[];
   verdict: string | null;
   verdictReason: string | null;
+  abstentionCode: string | null;
   aiGaps: string[];
 }
 
@@ -40,6 +41,7 @@ export class RunSummaryQuery {
       failureCodes: execution?.failureCodes ?? [],
       verdict: evaluation?.verdict ?? null,
       verdictReason: evaluation?.verdictReason ?? null,
+      abstentionCode: evaluation?.abstentionCode ?? null,
       aiGaps: evaluation?.aiGaps ?? [],
     };
   }
