@@ -7,6 +7,7 @@ import { JudgeBusController } from './judge-bus.controller';
 import { JudgeInit1764400000000 } from './migrations/1764400000000-judge-init.migration';
 import { JudgeEvaluation1764500000000 } from './migrations/1764500000000-judge-evaluation.migration';
 import { JudgeFeedbackTicketKeys1764900000000 } from './migrations/1764900000000-judge-feedback-ticket-keys.migration';
+import { JudgeCrossCheck1765000000000 } from './migrations/1765000000000-judge-cross-check.migration';
 import {
   AnswerEntity,
   EvaluationEntity,
@@ -14,6 +15,7 @@ import {
   FeedbackBindingEntity,
   FeedbackCommentEntity,
   FrozenTicketEntity,
+  JudgeDisagreementEntity,
   TimelineEntity,
 } from './persistence/judge.entities';
 import { RecordInputsHandler } from './record-inputs/record-inputs.handler';
@@ -24,8 +26,8 @@ export class JudgeModule {}
 export const judgeDefinition: ServiceDefinition = {
   role: 'judge',
   publishes: [Topics.evaluationJudged],
-  entities: [FrozenTicketEntity, AnswerEntity, TimelineEntity, FeedbackBindingEntity, FeedbackCommentEntity, EvaluationEntity, EvaluationFailureEntity],
-  migrations: [JudgeInit1764400000000, JudgeEvaluation1764500000000, JudgeFeedbackTicketKeys1764900000000],
+  entities: [FrozenTicketEntity, AnswerEntity, TimelineEntity, FeedbackBindingEntity, FeedbackCommentEntity, EvaluationEntity, EvaluationFailureEntity, JudgeDisagreementEntity],
+  migrations: [JudgeInit1764400000000, JudgeEvaluation1764500000000, JudgeFeedbackTicketKeys1764900000000, JudgeCrossCheck1765000000000],
   module: (runtime) => {
     // Parsed here so that a bad AOC_MODEL_*_JUDGE key stops the role at boot, naming the key.
     const judgeModel = createJudgeModel();

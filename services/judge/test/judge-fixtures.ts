@@ -104,7 +104,7 @@ export async function startJudgeDb(): Promise<JudgeDb> {
     dataSource,
     truncate: async () => {
       await dataSource.query(
-        'TRUNCATE "judge"."frozen_tickets", "judge"."answers", "judge"."timelines", "judge"."feedback_bindings", "judge"."feedback_comments", "judge"."evaluations", "judge"."evaluation_failures"',
+        'TRUNCATE "judge"."frozen_tickets", "judge"."answers", "judge"."timelines", "judge"."feedback_bindings", "judge"."feedback_comments", "judge"."evaluations", "judge"."evaluation_failures", "judge"."judge_disagreements"',
       );
     },
     stop: async () => {

@@ -8,7 +8,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ModelPort } from '@aoc/agent-runtime';
 import type { DataSource, EntityManager } from 'typeorm';
 import { RecordInputsHandler } from '../record-inputs/record-inputs.handler';
-import { AnswerEntity, EvaluationEntity, EvaluationFailureEntity, FeedbackBindingEntity, FeedbackCommentEntity } from '../persistence/judge.entities';
+import { AnswerEntity, EvaluationEntity, EvaluationFailureEntity, FeedbackBindingEntity, FeedbackCommentEntity, JudgeDisagreementEntity } from '../persistence/judge.entities';
+import { crossCheck } from './builtin-cross-check';
 import { loadTicketState } from '../persistence/ticket-state.repository';
 import { compareBothOrders, type ComparisonOutcome } from './answer-comparison';
 import { JUDGE_MODEL } from './judge-model.provider';
@@ -102,6 +103,7 @@ export class JudgeAnswerHandler {
         verdict: payload.verdict,
         verdictReason: payload.verdictReason,
         judgeEngine: payload.judgeEngine,
+        abstentionCode: payload.abstentionCode,
         judgeTrigger: plan.trigger,
         ordersAgree: outcome.ordersAgree,
         rawResults: outcome.results,
@@ -109,6 +111,11 @@ export class JudgeAnswerHandler {
         qualityProjection: projection,
         judgedAt,
       });
+      const disagreement = crossCheck(plan, outcome);
+      if (disagreement) {
+        await ctx.manager.insert(JudgeDisagreementEntity, { evaluationId: plan.evaluationId, runId: plan.answer.runId, ticketKey, modelEngine: payload.judgeEngine, ...disagreement, recordedAt: judgedAt });
+        this.logger.info('model and built-in judge disagree', { evaluationId: plan.evaluationId, modelVerdict: disagreement.modelVerdict, builtinVerdict: disagreement.builtinVerdict });
+      }
       await ctx.publish(Topics.evaluationJudged, payload, { idempotencyKey: plan.evaluationId });
       latest.set(plan.answer.runId, { evaluationId: plan.evaluationId, verdict: payload.verdict });
       this.logger.info('answer judged', { runId: plan.answer.runId, evaluationId: plan.evaluationId, verdict: payload.verdict, ordersAgree: outcome.ordersAgree, engine: payload.judgeEngine });

@@ -13,7 +13,7 @@ import {
   timeline,
   type JudgeDb,
 } from '../../test/judge-fixtures';
-import { AnswerEntity, EvaluationEntity, EvaluationFailureEntity, FeedbackBindingEntity, FeedbackCommentEntity, FrozenTicketEntity } from '../persistence/judge.entities';
+import { AnswerEntity, EvaluationEntity, EvaluationFailureEntity, FeedbackBindingEntity, FeedbackCommentEntity, FrozenTicketEntity, JudgeDisagreementEntity } from '../persistence/judge.entities';
 import { RecordInputsHandler } from '../record-inputs/record-inputs.handler';
 import { registerRubricJudge } from '../rubric-judge/rubric-judge';
 import { JudgeAnswerHandler, PreparedJudgments } from './judge-answer.handler';
@@ -36,6 +36,22 @@ function builtinModel(): ModelPort & { calls: number; fail: Error | null } {
   };
   return port;
 }
+
+/** A model output with nothing in it but what a test sets. */
+const modelReply = (o: Partial<JudgeModelOutputV1>): JudgeModelOutputV1 => ({
+  comparison: 'equivalent',
+  reason: 'model reason',
+  humanAnswerCommentIds: ['c-3'],
+  answer1Gaps: [],
+  answer2Gaps: [],
+  answer1Strengths: [],
+  answer2Strengths: [],
+  keyDifferences: [],
+  internalHandoffGaps: [],
+  previousFeedbackResolved: 'not_applicable',
+  abstentionCode: null,
+  ...o,
+});
 
 describe('judge use case (embedded Postgres)', () => {
   let db: JudgeDb;
@@ -253,6 +269,8 @@ describe('judge use case (embedded Postgres)', () => {
       expect(bus.published).toHaveLength(1);
       expect(bus.published[0]).toMatchObject({ verdict: 'human_better', judgeEngine: 'openai:judge-xl', aiGaps: ['does not identify the report query'], targetHumanCommentIds: ['c-3'] });
       const row = await db.dataSource.manager.findOneByOrFail(EvaluationEntity, { runId: 'run-1' });
+      // The model agrees with what the built-in judge decides on the same input: nothing to record.
+      expect(await db.dataSource.manager.count(JudgeDisagreementEntity)).toBe(0);
       expect(row.rawResults).toEqual([
         expect.objectContaining({ order: 'published_first', engine: 'openai', model: 'judge-xl', usage: { promptTokens: 900, completionTokens: 120 } }),
         expect.objectContaining({ order: 'human_first', engine: 'openai', model: 'judge-xl' }),
@@ -262,21 +280,29 @@ describe('judge use case (embedded Postgres)', () => {
     }
   });
 
+  it('records where a model verdict differs from what the built-in judge decides on the same input', async () => {
+    const server = await startFakeChatCompletionsServer(() => {
+      const reply = modelReply({ comparison: 'equivalent', reason: 'Both answers say the same.' });
+      return { status: 200, json: chatCompletion(JSON.stringify(reply), { model: 'lenient' }) };
+    });
+    try {
+      const runtime = new AgentRuntime({ config: { judge: { engine: 'openai', baseUrl: server.baseUrl, model: 'lenient', apiKey: null, timeoutMs: 5000, maxRetries: 0 } } });
+      const { bus, deliver } = setup(runtime);
+      await deliver(ticket);
+      await deliver(answer);
+      await deliver(tl(1));
+      expect(bus.published[0]).toMatchObject({ verdict: 'equivalent', judgeEngine: 'openai:lenient' });
+      const row = await db.dataSource.manager.findOneByOrFail(JudgeDisagreementEntity, { runId: 'run-1' });
+      expect(row).toMatchObject({ modelEngine: 'openai:lenient', modelVerdict: 'equivalent', builtinVerdict: 'human_better' });
+      expect(row.builtinReason).toMatch(/determined nothing/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('records a not_compared verdict and both raw results when a first-position-biased model disagrees with itself', async () => {
     const server = await startFakeChatCompletionsServer(() => {
-      const reply: JudgeModelOutputV1 = {
-        comparison: 'answer_1_better',
-        reason: 'Answer 1 is better.',
-        humanAnswerCommentIds: ['c-3'],
-        answer1Gaps: [],
-        answer2Gaps: [],
-        answer1Strengths: [],
-        answer2Strengths: [],
-        keyDifferences: [],
-        internalHandoffGaps: [],
-        previousFeedbackResolved: 'not_applicable',
-        abstentionCode: null,
-      };
+      const reply = modelReply({ comparison: 'answer_1_better', reason: 'Answer 1 is better.' });
       return { status: 200, json: chatCompletion(JSON.stringify(reply)) };
     });
     try {

@@ -143,6 +143,7 @@ export function planJudgments(state: TicketState): TicketPlan {
       internalHandoffMarkdown: answer.internalHandoffMarkdown,
       decision: answer.decision,
       publishedAt: answer.publishedAt,
+      requestedContext: answer.requestedContext,
     });
     const human = HumanRepliesV1.parse({ kind: 'human_replies', comments: replies.slice(0, 100).map(judgeComment) });
     const input = JudgeInputV1.parse({

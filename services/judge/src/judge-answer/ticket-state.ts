@@ -29,6 +29,8 @@ export interface PublishedAnswer {
   customerReplyMarkdown: string;
   internalHandoffMarkdown: string;
   decision: RunPublishedV1['decision'];
+  /** The clarification the answer asked the customer for (empty when it asked nothing). */
+  requestedContext: string[];
 }
 
 /** Everything the judge knows about one ticket, as one value planning can work on. */
@@ -81,6 +83,7 @@ export function publishedAnswerOf(run: RunPublishedV1): PublishedAnswer {
     customerReplyMarkdown: run.customerReplyMarkdown,
     internalHandoffMarkdown: run.internalHandoffMarkdown,
     decision: run.decision,
+    requestedContext: run.clarificationSimulation.requestedContext,
   };
 }
 

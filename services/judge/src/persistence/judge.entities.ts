@@ -77,6 +77,10 @@ export class AnswerEntity {
   @Column({ type: 'text' })
   decision!: Decision;
 
+  /** What the answer asked the customer for (its clarification request). */
+  @Column({ name: 'requested_context', type: 'jsonb', default: () => "'[]'" })
+  requestedContext!: string[];
+
   @Column({ type: 'text' })
   mode!: RunMode;
 
@@ -204,6 +208,10 @@ export class EvaluationEntity {
   @Column({ name: 'judge_engine', type: 'text' })
   judgeEngine!: string;
 
+  /** Why the verdict is not_compared (JUDGE.* code); null otherwise and on older rows. */
+  @Column({ name: 'abstention_code', type: 'text', nullable: true })
+  abstentionCode!: string | null;
+
   @Column({ name: 'judge_trigger', type: 'text' })
   judgeTrigger!: JudgeTrigger;
 
@@ -225,6 +233,35 @@ export class EvaluationEntity {
 
   @Column({ name: 'judged_at', type: 'timestamptz' })
   judgedAt!: Date;
+}
+
+/** A model judge's verdict that the built-in judge, deciding the same input, answered differently. */
+@Entity({ schema: 'judge', name: 'judge_disagreements' })
+@Index('idx_judge_disagreements_recorded', ['recordedAt'])
+export class JudgeDisagreementEntity {
+  @PrimaryColumn({ name: 'evaluation_id', type: 'text' })
+  evaluationId!: string;
+
+  @Column({ name: 'run_id', type: 'text' })
+  runId!: string;
+
+  @Column({ name: 'ticket_key', type: 'text' })
+  ticketKey!: string;
+
+  @Column({ name: 'model_engine', type: 'text' })
+  modelEngine!: string;
+
+  @Column({ name: 'model_verdict', type: 'text' })
+  modelVerdict!: Verdict;
+
+  @Column({ name: 'builtin_verdict', type: 'text' })
+  builtinVerdict!: Verdict;
+
+  @Column({ name: 'builtin_reason', type: 'text' })
+  builtinReason!: string;
+
+  @Column({ name: 'recorded_at', type: 'timestamptz' })
+  recordedAt!: Date;
 }
 
 /** A judgment that could not be made (model error); retried on the next event unless blocking. */

@@ -33,6 +33,7 @@ export function answerFromRow(row: AnswerEntity): PublishedAnswer {
     customerReplyMarkdown: row.customerReply,
     internalHandoffMarkdown: row.internalHandoff,
     decision: row.decision,
+    requestedContext: row.requestedContext ?? [],
   };
 }
 

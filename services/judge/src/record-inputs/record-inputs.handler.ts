@@ -51,6 +51,7 @@ export class RecordInputsHandler {
           customerReply: a.customerReplyMarkdown,
           internalHandoff: a.internalHandoffMarkdown,
           decision: a.decision,
+          requestedContext: a.requestedContext,
           mode: a.mode,
           trigger: a.trigger,
           latestEvaluationId: null,

@@ -61,7 +61,9 @@ function followUpGround(c: ComparisonFacts, humanMech: readonly Fact[], aiMech: 
     const forAi = shares(named, aiMech);
     const forHuman = shares(named, humanMech);
     if (f.kind === 'separate_issue') {
-      if (forAi && !forHuman) return decided('ai_better', `The customer called the human's suspicion a separate issue (${f.id}) and named the mechanism the published answer gave.`, { humanGaps: [`the customer said the human's suspicion was a separate issue (${f.id})`] });
+      // The clauses that do not set the human's claim aside may name the real cause.
+      const cause = mechanisms(f.remaining);
+      if (shares(cause, c.aiFacts) && !shares(cause.filter((m) => !states(c.aiFacts, m)), humanMech)) return decided('ai_better', `The customer called the human's suspicion a separate issue (${f.id}) and named the mechanism the published answer gave.`, { humanGaps: [`the customer said the human's suspicion was a separate issue (${f.id})`] });
       return abstain('JUDGE.HUMAN_CLAIM_WITHDRAWN', `The customer called the human's suspicion a separate issue (${f.id}); with it removed nothing of the human answer is left to compare.`);
     }
     if (f.kind === 'refutes') {

@@ -40,6 +40,8 @@ export interface FollowUp {
   kind: FollowUpKind;
   /** Facts the customer stated with it (the mechanism they name). */
   facts: Fact[];
+  /** For a separate issue: facts of the clauses that do not set the human's claim aside (the real cause, if named). */
+  remaining: Fact[];
 }
 
 /**
@@ -52,7 +54,9 @@ export function followUps(timeline: readonly JudgeTimelineCommentV1[], after: nu
   for (const c of timeline) {
     if (c.authorRole !== 'customer' || Date.parse(c.createdAt) <= after) continue;
     const kind: FollowUpKind | null = SEPARATE_ISSUE.test(c.body) ? 'separate_issue' : REFUTES.test(c.body) ? 'refutes' : CONFIRMS.test(c.body) ? 'confirms' : null;
-    if (kind) out.push({ id: c.id, kind, facts: factsOf(c.body) });
+    const clauses = c.body.split(/[.;!?\n]+|,\s*(?:but|and|while)\s+|\s+but\s+/i);
+    const remaining = kind === 'separate_issue' ? clauses.filter((s) => !SEPARATE_ISSUE.test(s)).flatMap((s) => factsOf(s)) : [];
+    if (kind) out.push({ id: c.id, kind, facts: factsOf(c.body), remaining });
   }
   return out;
 }

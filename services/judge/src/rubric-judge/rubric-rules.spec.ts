@@ -1,0 +1,126 @@
+import type { TimelineCommentV1 } from '@aoc/contracts';
+import { analysisRequested, comment, runPublished, timeline } from '../../test/judge-fixtures';
+import { swapped, verdictFor } from '../judge-answer/answer-comparison';
+import type { JudgeInputV1, PreviousAnswerV1 } from '../judge-answer/judge-input.schema';
+import { planJudgments } from '../judge-answer/judge-plan';
+import { applyEvent, emptyTicketState } from '../judge-answer/ticket-state';
+import { rubricJudge } from './rubric-judge';
+
+/** A connections ticket seen at the 11:05 cutoff; the human answers after it. */
+const TITLE = 'Too many connections on cluster pg-orders-1';
+const DESCRIPTION = 'Since about 10:40 UTC the app gets "too many connections" from pg-orders-1. The parameter group sets max_connections = 500.';
+const AI_REPLY = 'What the data shows:\n- Connections rose from 120 to 497 at 10:41 UTC; CPU stayed at 35%.\n\nMost likely cause: connections hit the limit of 500 because the app pool grew.\n\nSuggested next step: cap the pool size or add PgBouncer.';
+const AI_HANDOFF = '**Evidence boundary:** connections via prometheus (complete).\n**Observations:**\n- Connections 497 at 10:41 UTC; CPU 35%.\n**Next internal action:** check pg_stat_activity by application for pg-orders-1.';
+const at = (hhmm: string) => `2026-11-20T${hhmm}:00.000Z`;
+const support = (id: string, hhmm: string, body: string) => comment(id, 'support', 'public', at(hhmm), body);
+const customer = (id: string, hhmm: string, body: string) => comment(id, 'customer', 'public', at(hhmm), body);
+
+function judge(comments: TimelineCommentV1[], answer: { reply?: string; handoff?: string; decision?: 'internal_only' | 'human_required' } = {}, previous: PreviousAnswerV1 | null = null) {
+  let state = emptyTicketState('SUP-1042');
+  state = applyEvent(state, { kind: 'ticket', request: analysisRequested({ ticket: { ...analysisRequested().ticket, title: TITLE, description: DESCRIPTION, comments: [] } }) });
+  state = applyEvent(state, { kind: 'answer', run: runPublished({ customerReplyMarkdown: answer.reply ?? AI_REPLY, internalHandoffMarkdown: answer.handoff ?? AI_HANDOFF, decision: answer.decision ?? 'human_required' }) });
+  state = applyEvent(state, { kind: 'timeline', timeline: timeline(1, comments) });
+  const [plan] = planJudgments(state).plans;
+  const input: JudgeInputV1 = { ...plan.input, previousAnswer: previous };
+  const out = rubricJudge(input);
+  // Both orders must agree, as the service requires.
+  expect(verdictFor(rubricJudge(swapped(input)), 2, previous !== null)).toBe(verdictFor(out, 1, previous !== null));
+  return { out, verdict: verdictFor(out, 1, previous !== null) };
+}
+
+describe('rubric judge rules', () => {
+  it('same facts in other words and units are equivalent', () => {
+    const { verdict } = judge([support('s1', '11:30', 'You reached about 500 connections (497 at 10:41), the max_connections limit; the app pool grew. Put PgBouncer in front or cap the pool.')]);
+    expect(verdict).toBe('equivalent');
+  });
+
+  it('a ticket fact the AI ignored, used by the human, is a stage-fair ground for human_better', () => {
+    const { out, verdict } = judge([support('s1', '11:30', 'Your limit is max_connections = 500 and a deploy at 10:38 doubled the pods, so the pools open 600 connections. Scale the pool down.')], {
+      reply: 'What the data shows:\n- CPU stayed at 35%.\n\nMost likely cause: a burst of long queries.\n\nSuggested next step: check slow queries.',
+      handoff: '**Next internal action:** check the slow query log for pg-orders-1.',
+    });
+    expect(verdict).toBe('human_better');
+    expect(out.reason).toMatch(/from the ticket/);
+  });
+
+  it('facts the customer supplied later are not held against the AI (different but valid)', () => {
+    const { verdict, out } = judge(
+      [customer('u1', '11:20', 'FYI the billing-batch job started 60 workers at 10:39.'), support('s1', '11:40', 'The billing-batch job with its 60 workers opened the extra sessions; stop it or lower its pool.')],
+      { reply: `${AI_REPLY}\n\nStill to confirm: which client opened the extra connections.` },
+    );
+    expect(verdict).toBe('different_but_valid');
+    expect(out.reason).toMatch(/later customer comments or manual work/);
+  });
+
+  it('a human value the measurements contradict is a concrete ground for ai_better', () => {
+    const { verdict } = judge([support('s1', '11:30', 'CPU was at 95% during the incident, which slowed the connection handshakes; the pool grew too.')]);
+    expect(verdict).toBe('ai_better');
+  });
+
+  it('a risk the AI named and the human missed is a concrete ground for ai_better; without it the same facts are equivalent', () => {
+    const reply = `${AI_REPLY}\n\nAt this rate the next deploy will exhaust the reserved superuser slots too.`;
+    expect(judge([support('s1', '11:30', 'Connections hit the max_connections limit of 500 (497 at 10:41) because the app pool grew; add PgBouncer.')], { reply }).verdict).toBe('ai_better');
+    expect(judge([support('s1', '11:30', 'Connections hit the max_connections limit of 500 (497 at 10:41) because the app pool grew; add PgBouncer.')]).verdict).toBe('equivalent');
+  });
+
+  it('replies that only acknowledge, report progress or close abstain with a code', () => {
+    const { out, verdict } = judge([support('s1', '11:20', 'Thanks, we are looking into it.'), support('s2', '12:00', 'Closing this ticket, feel free to reopen.')]);
+    expect(verdict).toBe('not_compared');
+    expect(out.abstentionCode).toBe('JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE');
+    expect(out.humanAnswerCommentIds).toEqual([]);
+  });
+
+  it('a correction supersedes the earlier reply; a reply to a later, different question is left out', () => {
+    const { out } = judge([
+      support('s1', '11:20', 'It might be the autovacuum on orders using the connections.'),
+      support('s2', '11:40', 'Correction: it is the app pool — connections hit the limit of 500 at 10:41. Add PgBouncer.'),
+      customer('u1', '12:00', 'Thanks. Separately, can you tell us how to upgrade to Postgres 16 on pg-orders-2?'),
+      support('s3', '12:30', 'For the upgrade to 16, use a blue/green deployment on pg-orders-2.'),
+    ]);
+    expect(out.humanAnswerCommentIds).toEqual(['s2']);
+  });
+
+  it('the customer calling the human suspicion a separate issue and naming the AI mechanism favours the AI', () => {
+    const { verdict } = judge([
+      support('s1', '11:30', 'The cause is a checkpoint storm: WAL writes spiked at 10:40.'),
+      customer('u1', '12:10', 'The checkpoint thing was a separate issue from last week; the connection pool growth was the problem here.'),
+    ]);
+    expect(verdict).toBe('ai_better');
+  });
+
+  it('a human answer in another language is left to the model judge', () => {
+    const { out } = judge([support('s1', '11:30', '连接数在 10:41 达到了 500 的上限，原因是应用连接池扩大了。请使用 PgBouncer。')]);
+    expect(out.abstentionCode).toBe('JUDGE.NEEDS_MODEL');
+  });
+
+  describe('write mode', () => {
+    const previous = (reason: string, decision: 'internal_only' | 'human_required' = 'human_required'): PreviousAnswerV1 => ({
+      runId: 'run-0',
+      publishedAt: at('11:06'),
+      customerReplyMarkdown: 'Most likely cause: connections hit the limit of 200.',
+      internalHandoffMarkdown: '**Next internal action:** none.',
+      decision,
+      latestFeedback: { action: 'revise', reason, commentId: 'c-ao' },
+    });
+    const human = [support('s1', '11:30', 'Connections hit the max_connections limit of 500 (497 at 10:41) because the app pool grew; add PgBouncer.')];
+
+    it('a corrected value now stated is fixed; the old value still stated is not, even when the complaint is quoted', () => {
+      expect(judge(human, {}, previous('the limit is 500, not 200')).out.previousFeedbackResolved).toBe('resolved');
+      const mentioned = judge(human, { reply: `${AI_REPLY.replace('limit of 500', 'limit of 200')} (feedback said 500)` }, previous('the limit is 500, not 200'));
+      expect(mentioned.out.previousFeedbackResolved).toBe('unresolved');
+      expect(mentioned.verdict).toBe('human_better');
+    });
+
+    it('a reason with nothing checkable abstains instead of passing', () => {
+      const { out, verdict } = judge(human, {}, previous('please improve this'));
+      expect(verdict).toBe('not_compared');
+      expect(out.abstentionCode).toBe('JUDGE.FEEDBACK_UNPARSEABLE');
+    });
+
+    it('a complaint that a human was bypassed is fixed only by a decision that hands over', () => {
+      const handoff = `${AI_HANDOFF}\nSupport will continue to check the pool.`;
+      expect(judge(human, { decision: 'internal_only', handoff }, previous('this bypassed a human; it should have gone to Support', 'internal_only')).out.previousFeedbackResolved).toBe('unresolved');
+      expect(judge(human, { decision: 'human_required' }, previous('this bypassed a human; it should have gone to Support', 'internal_only')).out.previousFeedbackResolved).toBe('resolved');
+    });
+  });
+});
