@@ -93,6 +93,36 @@ describe('rubric judge rules', () => {
     expect(out.abstentionCode).toBe('JUDGE.NEEDS_MODEL');
   });
 
+  describe('bad input', () => {
+    it('no Support reply at all abstains with HUMAN_ANSWER_EMPTY', () => {
+      let state = emptyTicketState('SUP-1042');
+      state = applyEvent(state, { kind: 'ticket', request: analysisRequested() });
+      state = applyEvent(state, { kind: 'answer', run: runPublished() });
+      state = applyEvent(state, { kind: 'timeline', timeline: timeline(1, [support('s1', '11:30', 'We found it: the pool grew.')]) });
+      const input: JudgeInputV1 = { ...planJudgments(state).plans[0].input };
+      const empty = rubricJudge({ ...input, answer2: { kind: 'human_replies', comments: [] } });
+      expect(empty.abstentionCode).toBe('JUDGE.HUMAN_ANSWER_EMPTY');
+    });
+
+    it('a thousand-comment ticket is bounded and judged', () => {
+      const many = Array.from({ length: 1000 }, (_, i) => comment(`n-${i}`, i % 2 ? 'customer' : 'support', 'public', new Date(Date.parse(at('11:10')) + i * 1000).toISOString(), i % 2 ? 'Any update?' : 'Still looking into it.'));
+      const { out } = judge([...many, support('s1', '12:00', 'Connections hit the max_connections limit of 500 (497 at 10:41) because the app pool grew; add PgBouncer.')]);
+      expect(out.comparison).toBeDefined();
+      expect(out.humanAnswerCommentIds.length).toBeLessThanOrEqual(100);
+    });
+
+    it('a reply that is only a code block or a table is read by its content', () => {
+      const code = support('s1', '11:30', '| application_name | connections |\n|---|---|\n| billing-batch | 380 |\n| web-frontend | 110 |');
+      expect(judge([code]).out.humanAnswerCommentIds).toEqual(['s1']);
+      expect(judge([support('s2', '11:30', '```\n\n```')]).out.abstentionCode).toBe('JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE');
+    });
+
+    it('an edit that turns the substantive reply into "Resolved." leaves nothing to compare', () => {
+      const edited = { ...support('s1', '11:30', 'Resolved.'), updatedAt: at('13:00') };
+      expect(judge([edited]).out.abstentionCode).toBe('JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE');
+    });
+  });
+
   describe('write mode', () => {
     const previous = (reason: string, decision: 'internal_only' | 'human_required' = 'human_required'): PreviousAnswerV1 => ({
       runId: 'run-0',
