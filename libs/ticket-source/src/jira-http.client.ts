@@ -107,7 +107,7 @@ export class JiraHttpClient {
       if (!('code' in outcome)) return outcome.json;
       if (!outcome.retryable || attempt > this.config.maxRetries) {
         const after = attempt > 1 ? ` (${attempt} attempts)` : '';
-        throw ticketSourceError(outcome.code, this.redact(outcome.message + after), { request: `${call.method} ${call.path}`, attempts: attempt, ...outcome.details });
+        throw ticketSourceError(outcome.code, this.redact(outcome.message + after), { request: `${call.method} ${call.path}`, attempts: attempt, ...outcome.details, ...(outcome.retryAfterMs !== null ? { retryAfterMs: outcome.retryAfterMs } : {}) });
       }
       await this.waitBeforeRetry(attempt, outcome.retryAfterMs);
     }

@@ -1,3 +1,4 @@
+import type { SourceComment } from './ticket-source.port';
 import type { FrozenTicketV1, TicketCommentV1 } from '@aoc/contracts';
 import { z } from 'zod';
 import { IdempotencyKey } from './internal-comment.policy';
@@ -25,6 +26,7 @@ export const JiraComment = z.object({
   author: JiraUser.nullish(),
   body: z.string().nullish(),
   created: z.string(),
+  updated: z.string().nullish(),
   properties: z.array(JiraProperty).nullish(),
   jsdPublic: z.boolean().nullish(),
   visibility: z.object({ type: z.string().nullish(), value: z.string().nullish() }).nullish(),
@@ -125,6 +127,14 @@ export class JiraRoleMap {
       createdAt,
       body: truncateText(comment.body ?? '', TICKET_LIMITS.commentBodyLength),
     };
+  }
+
+  /** The comment with its last edit time (its creation time when Jira gives none). */
+  sourceCommentOf(comment: JiraComment, reporterAccountId: string | null): SourceComment | null {
+    const base = this.commentOf(comment, reporterAccountId);
+    if (base === null) return null;
+    const updatedAt = comment.updated ? isoFromJiraTime(comment.updated) : null;
+    return { ...base, updatedAt: updatedAt ?? base.createdAt };
   }
 }
 

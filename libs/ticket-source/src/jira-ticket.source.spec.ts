@@ -98,6 +98,23 @@ describe('JiraTicketSource against a local Jira', () => {
     expect(get?.query.fields).toBe('summary,description,created,labels,reporter');
   });
 
+  it('reads the timeline with real edit times; edits and deletions show on the next read; a 429 is waited out as Jira asks', async () => {
+    h = await harness();
+    const id = h.server.addComment('SUP-1042', { author: supportById, body: 'Cause: missing index.', created: '2026-11-20T13:00:00.000Z' });
+    h.server.editComment('SUP-1042', id, 'Cause: missing index on orders(created_at).', '2026-11-20T13:30:00.000Z');
+    const first = await h.source.readTimeline('SUP-1042');
+    expect(first.truncated).toBe(false);
+    expect(first.comments.find((c) => c.id === id)).toMatchObject({ authorRole: 'support', visibility: 'public', createdAt: '2026-11-20T13:00:00.000Z', updatedAt: '2026-11-20T13:30:00.000Z', body: 'Cause: missing index on orders(created_at).' });
+    expect(first.comments[0].updatedAt).toBe(first.comments[0].createdAt);
+    h.server.deleteComment('SUP-1042', id);
+    h.server.fail({ method: 'GET', path: /\/comment$/, status: 429, headers: { 'retry-after': '7' } });
+    const second = await h.source.readTimeline('SUP-1042');
+    expect(second.comments.some((c) => c.id === id)).toBe(false);
+    expect(h.waits).toContain(7000);
+    h.server.removeIssue('SUP-1042');
+    expect((await rejectionOf(h.source.readTimeline('SUP-1042'))).code).toBe('TICKET_SOURCE.NOT_FOUND');
+  });
+
   it('keeps the latest 200 comments and truncates an oversized description', async () => {
     h = await harness({ maxResults: 100 });
     const comments = Array.from({ length: 205 }, (_, i) => ({ author: reporter, body: `comment ${i}`, created: new Date(Date.parse('2026-11-21T00:00:00Z') + i * 60000).toISOString() }));

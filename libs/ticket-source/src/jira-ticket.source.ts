@@ -17,7 +17,8 @@ import {
 } from './jira-issue.mapper';
 import { parseJiraTicketSourceConfig, type ParsedJiraTicketSourceConfig } from './jira-ticket-source.config';
 import { ticketSourceError } from './ticket-source.errors';
-import type { TicketSource, WriteInternalCommentInput, WriteInternalCommentResult } from './ticket-source.port';
+import type { SourceComment, SourceTimeline, TicketSource, WriteInternalCommentInput, WriteInternalCommentResult } from './ticket-source.port';
+import { latestTimelineComments } from './ticket-limits';
 
 export interface JiraTicketSourceOptions extends JiraHttpOptions {
   /** A `JiraTicketSourceConfig` object or its JSON text; parsed (and checked) here. */
@@ -57,6 +58,23 @@ export class JiraTicketSource implements TicketSource {
     const frozen = frozenTicketOf(issue, comments, this.roles);
     if ('unreadable' in frozen) throw ticketSourceError('TICKET_SOURCE.RESPONSE_INVALID', `Jira issue ${ticketKey}: field "${frozen.unreadable}" is not a readable time`, { ticketKey });
     return this.parse(FrozenTicketV1, frozen, `issue ${ticketKey} as a FrozenTicketV1`);
+  }
+
+  async readTimeline(key: string): Promise<SourceTimeline> {
+    const ticketKey = this.checkKey(key);
+    const issue = this.parse(
+      JiraIssue,
+      await this.onTicket(ticketKey, () => this.http.json({ method: 'GET', path: this.issuePath(ticketKey), query: { fields: ISSUE_FIELDS }, retryAmbiguous: true })),
+      `issue ${ticketKey}`,
+    );
+    const reporterId = issue.fields.reporter?.accountId ?? null;
+    const mapped: SourceComment[] = [];
+    for (const comment of await this.onTicket(ticketKey, () => this.listComments(ticketKey))) {
+      const c = this.roles.sourceCommentOf(comment, reporterId);
+      if (c === null) throw ticketSourceError('TICKET_SOURCE.RESPONSE_INVALID', `Jira issue ${ticketKey}: comment ${comment.id} has no readable created time`, { ticketKey });
+      mapped.push(c);
+    }
+    return { ticketKey, ...latestTimelineComments(mapped) };
   }
 
   async writeInternalComment(input: WriteInternalCommentInput): Promise<WriteInternalCommentResult> {

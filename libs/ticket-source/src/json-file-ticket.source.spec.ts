@@ -37,6 +37,19 @@ describe('JsonFileTicketSource', () => {
     expect(source.kind).toBe('json-file');
   });
 
+  it('reads the timeline with edit times from the file and the comments written through the port', async () => {
+    const edited = { ...ticket, comments: [ticket.comments[0], { ...ticket.comments[1], body: 'TopSQL shows a full scan.', updatedAt: '2026-11-20T12:00:00Z' }] };
+    await writeFile(join(dir, 'SUP-1042.json'), JSON.stringify(edited));
+    await source.writeInternalComment({ ticketKey: 'SUP-1042', idempotencyKey: 'aoc:run-1:publish', body: 'Analysis.' });
+    const timeline = await source.readTimeline('SUP-1042');
+    expect(timeline.comments.map((c) => [c.id, c.updatedAt])).toEqual([
+      ['c-1', '2026-11-20T11:02:00Z'],
+      ['c-2', '2026-11-20T12:00:00Z'],
+      [expect.any(String), at.toISOString()],
+    ]);
+    expect((await rejectionOf(source.readTimeline('SUP-9'))).code).toBe('TICKET_SOURCE.NOT_FOUND');
+  });
+
   it('fails with a permanent NOT_FOUND for a missing ticket', async () => {
     const error = await rejectionOf(source.readTicket('SUP-9'));
     expect(error.code).toBe('TICKET_SOURCE.NOT_FOUND');

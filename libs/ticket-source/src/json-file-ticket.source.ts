@@ -4,9 +4,9 @@ import { basename, join } from 'node:path';
 import { FrozenTicketV1, TicketCommentV1, TicketKey } from '@aoc/contracts';
 import { z } from 'zod';
 import { IdempotencyKey, prepareInternalComment, verifyReadBack, type PreparedInternalComment } from './internal-comment.policy';
-import { latestComments } from './ticket-limits';
+import { latestComments, latestTimelineComments } from './ticket-limits';
 import { ticketSourceError } from './ticket-source.errors';
-import type { TicketSource, WriteInternalCommentInput, WriteInternalCommentResult } from './ticket-source.port';
+import type { SourceTimeline, TicketSource, WriteInternalCommentInput, WriteInternalCommentResult } from './ticket-source.port';
 
 export interface JsonFileTicketSourceOptions {
   /** Directory of `<KEY>.json` tickets; written comments go to `<KEY>.comments.json` beside them. */
@@ -14,6 +14,9 @@ export interface JsonFileTicketSourceOptions {
   /** Clock for the creation time of written comments. */
   now?: () => Date;
 }
+
+/** The edit time a ticket file may give a comment (`FrozenTicketV1` itself has none). */
+const EditedAt = z.object({ id: z.string(), updatedAt: z.iso.datetime({ offset: true }).optional() });
 
 /** One written comment with the idempotency key it was written for. */
 const StoredComment = z.object({ idempotencyKey: IdempotencyKey, comment: TicketCommentV1 });
@@ -52,6 +55,21 @@ export class JsonFileTicketSource implements TicketSource {
     const written = (await this.readCommentsFile(ticket.key)).comments.map((c) => c.comment);
     const known = new Set(ticket.comments.map((c) => c.id));
     return { ...ticket, comments: latestComments([...ticket.comments, ...written.filter((c) => !known.has(c.id))]) };
+  }
+
+  /** Comments of `<KEY>.json` (an optional `updatedAt` per comment is its edit time) plus the ones written here. */
+  async readTimeline(key: string): Promise<SourceTimeline> {
+    const ticket = await this.readTicketFile(this.checkKey(key));
+    const raw = (await this.readJson(this.ticketPath(ticket.key))) as { comments?: unknown } | undefined;
+    const edits = new Map<string, string>();
+    for (const c of Array.isArray(raw?.comments) ? raw.comments : []) {
+      const parsed = EditedAt.safeParse(c);
+      if (parsed.success && parsed.data.updatedAt) edits.set(parsed.data.id, parsed.data.updatedAt);
+    }
+    const written = (await this.readCommentsFile(ticket.key)).comments.map((c) => c.comment);
+    const known = new Set(ticket.comments.map((c) => c.id));
+    const all = [...ticket.comments, ...written.filter((c) => !known.has(c.id))].map((c) => ({ ...c, updatedAt: edits.get(c.id) ?? c.createdAt }));
+    return { ticketKey: ticket.key, ...latestTimelineComments(all) };
   }
 
   async writeInternalComment(input: WriteInternalCommentInput): Promise<WriteInternalCommentResult> {

@@ -1,4 +1,4 @@
-import type { TicketCommentV1 } from '@aoc/contracts';
+import { MAX_TIMELINE_COMMENTS, type TicketCommentV1 } from '@aoc/contracts';
 
 /**
  * Limits of `FrozenTicketV1` / `TicketCommentV1` (libs/contracts, ticket-analysis-requested).
@@ -28,4 +28,13 @@ export function latestComments(comments: readonly TicketCommentV1[]): TicketComm
     .sort((a, b) => a.at - b.at || a.index - b.index)
     .map((entry) => entry.comment);
   return ordered.slice(Math.max(0, ordered.length - TICKET_LIMITS.comments));
+}
+
+/** Comments oldest first, keeping the latest `MAX_TIMELINE_COMMENTS` (a timeline revision's bound). */
+export function latestTimelineComments<T extends TicketCommentV1>(comments: readonly T[]): { comments: T[]; truncated: boolean } {
+  const ordered = comments
+    .map((comment, index) => ({ comment, index, at: Date.parse(comment.createdAt) }))
+    .sort((a, b) => a.at - b.at || a.index - b.index)
+    .map((entry) => entry.comment);
+  return { comments: ordered.slice(Math.max(0, ordered.length - MAX_TIMELINE_COMMENTS)), truncated: ordered.length > MAX_TIMELINE_COMMENTS };
 }

@@ -10,6 +10,19 @@ export interface WriteInternalCommentInput {
   body: string;
 }
 
+/** A comment as the source holds it now, with its last edit time. */
+export interface SourceComment extends TicketCommentV1 {
+  updatedAt: string;
+}
+
+/** A ticket's current comments (oldest first, the latest `MAX_TIMELINE_COMMENTS`). */
+export interface SourceTimeline {
+  ticketKey: string;
+  comments: SourceComment[];
+  /** More comments exist than were kept. */
+  truncated: boolean;
+}
+
 export interface WriteInternalCommentResult {
   commentId: string;
   /** False when a comment with this idempotency key already existed and nothing was written. */
@@ -34,6 +47,12 @@ export interface TicketSource {
    * read back and its body and internal visibility verified (`TICKET_SOURCE.READBACK_MISMATCH`).
    */
   writeInternalComment(input: WriteInternalCommentInput): Promise<WriteInternalCommentResult>;
+  /**
+   * The ticket's comments as they are now, with real created and updated times (deleted ones
+   * are absent), for the timeline collector. `TICKET_SOURCE.NOT_FOUND` / `FORBIDDEN` when the
+   * ticket is gone or no longer readable; retryable errors when the source is down or limiting.
+   */
+  readTimeline(key: string): Promise<SourceTimeline>;
 }
 
 /** NestJS injection token for the configured ticket source. */

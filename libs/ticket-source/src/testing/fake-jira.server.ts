@@ -21,6 +21,8 @@ export interface FakeJiraComment {
   author: FakeJiraUser | null;
   body: string;
   created: string;
+  /** Last edit (ISO-8601); `created` when never edited. */
+  updated?: string;
   properties: FakeJiraProperty[];
 }
 
@@ -46,7 +48,7 @@ export interface FakeJiraIssueInput {
 
 /** A scripted answer for matching requests, served instead of (or, with `after`, after) the real one. */
 export interface FakeJiraFault {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   /** Matched against the path without the query, e.g. `/comment$/`. */
   path?: RegExp;
   status: number;
@@ -85,6 +87,13 @@ export interface FakeJiraServer {
   readonly baseUrl: string;
   readonly requests: RecordedJiraRequest[];
   addIssue(issue: FakeJiraIssueInput): void;
+  /** Adds a comment as someone posting it in Jira; returns its id. */
+  addComment(issueKey: string, comment: FakeJiraCommentInput): string;
+  /** Edits a comment's body in place (as its author would), moving its `updated` time. */
+  editComment(issueKey: string, commentId: string, body: string, updated: string): void;
+  deleteComment(issueKey: string, commentId: string): void;
+  /** Removes an issue (the integration lost access to it): 404 from then on. */
+  removeIssue(issueKey: string): void;
   /** The stored comments of an issue, oldest first (a copy). */
   comments(issueKey: string): FakeJiraComment[];
   /** Queues a scripted answer. */
@@ -168,7 +177,7 @@ export async function startFakeJiraServer(options: FakeJiraServerOptions): Promi
     author: comment.author,
     body: comment.body,
     created: jiraTime(comment.created),
-    updated: jiraTime(comment.created),
+    updated: jiraTime(comment.updated ?? comment.created),
     jsdPublic: !isInternal(comment),
     ...(withProperties ? { properties: comment.properties } : {}),
   });
@@ -200,8 +209,22 @@ export async function startFakeJiraServer(options: FakeJiraServerOptions): Promi
       };
     }
     if (match[2] !== undefined) {
-      if (method !== 'GET') return { status: 405, body: jiraError('Method not allowed') };
       const comment = issue.comments.find((c) => c.id === decodeURIComponent(match[2]));
+      if (method === 'PUT') {
+        // Jira updates the body (and properties when sent) and keeps id, author and created.
+        const request = body as { body?: unknown; properties?: unknown } | null;
+        if (!comment) return { status: 404, body: jiraError('Can not find a comment for the id') };
+        if (typeof request?.body !== 'string' || request.body.trim() === '') return { status: 400, body: { errorMessages: [], errors: { comment: 'Comment body can not be empty!' } } };
+        comment.body = request.body;
+        comment.updated = now().toISOString();
+        if (Array.isArray(request.properties)) {
+          const sent = (request.properties as FakeJiraProperty[]).filter((p) => typeof p?.key === 'string');
+          comment.properties = [...comment.properties.filter((p) => !sent.some((s) => s.key === p.key)), ...sent];
+        }
+        if (transform) Object.assign(comment, transform({ ...comment }));
+        return { status: 200, body: commentJson(comment, false) };
+      }
+      if (method !== 'GET') return { status: 405, body: jiraError('Method not allowed') };
       return comment ? { status: 200, body: commentJson(comment, withProperties) } : { status: 404, body: jiraError('Can not find a comment for the id') };
     }
     if (method === 'GET') {
@@ -263,6 +286,26 @@ export async function startFakeJiraServer(options: FakeJiraServerOptions): Promi
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     addIssue,
+    addComment: (issueKey, c) => {
+      const issue = issues.get(issueKey);
+      if (!issue) throw new Error(`no issue ${issueKey}`);
+      const id = c.id ?? String(nextId++);
+      issue.comments.push({ id, author: c.author, body: c.body, created: c.created, properties: [...(c.properties ?? []), ...(c.internal === undefined ? [] : [{ key: JSM_PROPERTY, value: { internal: c.internal } }])] });
+      return id;
+    },
+    editComment: (issueKey, commentId, body, updated) => {
+      const comment = issues.get(issueKey)?.comments.find((c) => c.id === commentId);
+      if (!comment) throw new Error(`no comment ${commentId} on ${issueKey}`);
+      comment.body = body;
+      comment.updated = updated;
+    },
+    deleteComment: (issueKey, commentId) => {
+      const issue = issues.get(issueKey);
+      if (issue) issue.comments = issue.comments.filter((c) => c.id !== commentId);
+    },
+    removeIssue: (issueKey) => {
+      issues.delete(issueKey);
+    },
     comments: (issueKey) => (issues.get(issueKey)?.comments ?? []).map((c) => ({ ...c, properties: [...c.properties] })),
     fail: (fault) => faults.push({ ...fault, left: fault.times ?? 1 }),
     transformCreatedComments: (next) => {

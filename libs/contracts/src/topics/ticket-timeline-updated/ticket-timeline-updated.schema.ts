@@ -20,12 +20,15 @@ export const TimelineCommentV1 = z.object({
 });
 export type TimelineCommentV1 = z.infer<typeof TimelineCommentV1>;
 
+/** Comments one timeline revision carries at most (the latest ones). */
+export const MAX_TIMELINE_COMMENTS = 500;
+
 export const TicketTimelineUpdatedKeyV1 = TicketKey;
 export const TicketTimelineUpdatedV1 = z.object({
   ticketKey: TicketKey,
   observedAt: IsoDateTime,
   revision: z.number().int().nonnegative().describe('Monotonic per ticket; consumers ignore older revisions'),
-  comments: z.array(TimelineCommentV1).max(500),
+  comments: z.array(TimelineCommentV1).max(MAX_TIMELINE_COMMENTS),
 });
 export type TicketTimelineUpdatedV1 = z.infer<typeof TicketTimelineUpdatedV1>;
 
