@@ -9,7 +9,10 @@ import { startTelemetry } from '@aoc/telemetry';
 
 const telemetry = startTelemetry({ serviceName: 'aoc-cli' });
 
-const USAGE = 'usage: aoc analyze <ticket.json> [--prometheus URL [--target-label LABEL]] [--providers FILE] [--mode read|write] [--ticket-dir DIR] [--cutoff ISO-8601] [--json]';
+const USAGE = [
+  'usage: aoc analyze <ticket.json> [--prometheus URL [--target-label LABEL]] [--providers FILE] [--mode read|write] [--ticket-dir DIR] [--cutoff ISO-8601] [--json]',
+  '       aoc timeline backfill [--router URL] [--limit N<=500] [--ticket KEY ...]',
+].join('\n');
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -18,6 +21,13 @@ function option(args: string[], name: string): string | undefined {
 
 async function main(): Promise<number> {
   const [command, file, ...rest] = process.argv.slice(2);
+  if (command === 'timeline' && file === 'backfill') {
+    // Re-reads answered tickets' comments now on a running router (its timeline collector).
+    const { parseBackfillArgs, backfillTimelines } = await import('./cli-timeline');
+    process.stdout.write(`${JSON.stringify(await backfillTimelines(parseBackfillArgs(rest)))}\n`);
+    await telemetry.shutdown();
+    return 0;
+  }
   if (command !== 'analyze' || !file) {
     process.stderr.write(`${USAGE}\n`);
     return 2;

@@ -11,7 +11,11 @@ import { ReconcileRunHandler } from './reconcile-run/reconcile-run.handler';
 import { RouterBusController } from './router-bus.controller';
 import { ROUTER_MODEL } from './router-model';
 import type { DeadlineOptions } from './router-options';
-import { ROUTER_DEADLINES } from './router.tokens';
+import { ROUTER_COLLECTOR, ROUTER_DEADLINES } from './router.tokens';
+import type { CollectorOptions } from './collect-timelines/collector-options';
+import { TimelineCollector } from './collect-timelines/timeline-collector.service';
+import { TimelineCollectorWorker } from './collect-timelines/timeline-collector.worker';
+import { TimelinesController } from './collect-timelines/timelines.controller';
 import { SelectScenariosHandler } from './select-scenarios/select-scenarios.handler';
 import { WriteBackWorker } from './write-back/write-back.worker';
 import { WriteBackService } from './write-back/write-back.service';
@@ -20,6 +24,7 @@ export interface RouterModuleOptions {
   model: ModelPort;
   deadlines: DeadlineOptions;
   ticketSource: TicketSource | null;
+  collector: CollectorOptions;
 }
 
 @Module({})
@@ -28,7 +33,7 @@ export class RouterModule {
     return {
       module: RouterModule,
       imports: [RuntimeModule.forRoot(runtime)],
-      controllers: [RouterBusController, IntakeController],
+      controllers: [RouterBusController, IntakeController, TimelinesController],
       providers: [
         TicketIntakeService,
         SelectScenariosHandler,
@@ -38,11 +43,14 @@ export class RouterModule {
         WriteBackService,
         WriteBackWorker,
         DeadlineSweeper,
+        TimelineCollector,
+        TimelineCollectorWorker,
+        { provide: ROUTER_COLLECTOR, useValue: options.collector },
         { provide: ROUTER_MODEL, useValue: options.model },
         { provide: ROUTER_DEADLINES, useValue: options.deadlines },
         { provide: TICKET_SOURCE, useValue: options.ticketSource },
       ],
-      exports: [TicketIntakeService, DeadlineSweeper],
+      exports: [TicketIntakeService, DeadlineSweeper, TimelineCollector],
     };
   }
 }

@@ -53,9 +53,9 @@ export function analysisComments(comments: TicketCommentV1[], cutoff: string | n
 /**
  * The ordered timeline for `ticket.timeline-updated`. `feedback` carries the parsed /ao command only
  * when the author may give feedback (see @aoc/feedback); an untrusted command stays plain text in the
- * body. Intake input has no edit time, so `updatedAt` is the creation time.
+ * body. Intake input has no edit time, so `updatedAt` is the creation time unless the source gave one.
  */
-export function timelineComments(comments: readonly TicketCommentV1[], visibleUntil: number): TimelineCommentV1[] {
+export function timelineComments(comments: readonly (TicketCommentV1 & { updatedAt?: string })[], visibleUntil: number): TimelineCommentV1[] {
   return [...comments]
     .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.id.localeCompare(b.id))
     .map((c) => ({
@@ -63,7 +63,7 @@ export function timelineComments(comments: readonly TicketCommentV1[], visibleUn
       authorRole: c.authorRole,
       visibility: c.visibility,
       createdAt: c.createdAt,
-      updatedAt: c.createdAt,
+      updatedAt: c.updatedAt ?? c.createdAt,
       body: c.body,
       visibleToAi: c.visibility === 'public' && Date.parse(c.createdAt) <= visibleUntil,
       feedback: timelineFeedback(c),

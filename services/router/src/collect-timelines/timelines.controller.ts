@@ -1,0 +1,24 @@
+import { BadRequestException, Body, Controller, HttpCode, Post, ServiceUnavailableException } from '@nestjs/common';
+import { ZodError } from 'zod';
+import { TimelineCollector, type CollectResult } from './timeline-collector.service';
+
+/**
+ * POST /v1/timelines/collect: one collector pass now (the CLI's backfill): `{limit<=500, all?,
+ * ticketKeys?}`. 400 names a bad field; 503 when no ticket source is configured.
+ */
+@Controller('v1/timelines')
+export class TimelinesController {
+  constructor(private readonly collector: TimelineCollector) {}
+
+  @Post('collect')
+  @HttpCode(200)
+  async collect(@Body() body: unknown): Promise<CollectResult> {
+    if (!this.collector.configured) throw new ServiceUnavailableException({ code: 'TICKET_SOURCE.NOT_CONFIGURED', message: 'no ticket source is configured (AOC_TICKET_SOURCE); there is nothing to collect from' });
+    try {
+      return await this.collector.collect((body ?? {}) as never);
+    } catch (error) {
+      if (error instanceof ZodError) throw new BadRequestException({ code: 'TIMELINE.REQUEST_INVALID', issues: error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
+      throw error;
+    }
+  }
+}
