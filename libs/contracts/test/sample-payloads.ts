@@ -280,6 +280,8 @@ const ticketTimelineUpdated: TicketTimelineUpdatedV1 = {
 
 const evaluationJudged: EvaluationJudgedV1 = {
   evaluationId: 'eval-1',
+  revision: 1,
+  supersedesEvaluationId: null,
   runId: SAMPLE_RUN_ID,
   ticketKey: SAMPLE_TICKET_KEY,
   answerFingerprint: SAMPLE_ANSWER_FINGERPRINT,

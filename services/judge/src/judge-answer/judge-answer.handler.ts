@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { HandlerContext } from '@aoc/bus';
 import { Topics, type EvaluationJudgedV1 } from '@aoc/contracts';
 import { AocError } from '@aoc/errors';
@@ -15,6 +16,13 @@ import { compareBothOrders, type ComparisonOutcome } from './answer-comparison';
 import { JUDGE_MODEL } from './judge-model.provider';
 import { planJudgments, type JudgmentPlan } from './judge-plan';
 import { applyEvent, type JudgeEvent, type TicketState } from './ticket-state';
+
+/** What a new revision must differ in: verdict, abstention code and the selected human comments (ids and bodies). */
+export function outcomeDigestOf(outcome: ComparisonOutcome): string {
+  const f = outcome.fields;
+  const basis = JSON.stringify([f.verdict, f.abstentionCode, f.referenceComments.map((c) => `${c.id}:${c.bodyDigest}`)]);
+  return createHash('sha256').update(basis).digest('hex');
+}
 
 /** A transient model failure is left to the bus's retries this many times, then parked. */
 export const PARK_TRANSIENT_AFTER_ATTEMPTS = 3;
@@ -86,8 +94,15 @@ export class JudgeAnswerHandler {
       }
       const projection = qualityProjection(plan.feedback, outcome.fields.verdict);
       const judgedAt = new Date();
+      const previous = state.latestPublished.get(plan.answer.runId) ?? null;
+      const outcomeDigest = outcomeDigestOf(outcome);
+      // The same human answer and verdict as the latest published revision: kept, not published again.
+      const unchanged = previous !== null && previous.outcomeDigest === outcomeDigest;
+      const revision = unchanged ? previous.revision : (previous?.revision ?? 0) + 1;
       const payload: EvaluationJudgedV1 = {
         evaluationId: plan.evaluationId,
+        revision,
+        supersedesEvaluationId: unchanged ? null : (previous?.evaluationId ?? null),
         runId: plan.answer.runId,
         ticketKey,
         answerFingerprint: plan.answer.answerFingerprint,
@@ -105,12 +120,19 @@ export class JudgeAnswerHandler {
         judgeEngine: payload.judgeEngine,
         abstentionCode: payload.abstentionCode,
         judgeTrigger: plan.trigger,
+        revision,
+        published: !unchanged,
+        outcomeDigest,
         ordersAgree: outcome.ordersAgree,
         rawResults: outcome.results,
         payload,
         qualityProjection: projection,
         judgedAt,
       });
+      if (unchanged) {
+        this.logger.info('human answer unchanged: no new evaluation', { runId: plan.answer.runId, evaluationId: plan.evaluationId, revision });
+        continue;
+      }
       const disagreement = crossCheck(plan, outcome);
       if (disagreement) {
         await ctx.manager.insert(JudgeDisagreementEntity, { evaluationId: plan.evaluationId, runId: plan.answer.runId, ticketKey, modelEngine: payload.judgeEngine, ...disagreement, recordedAt: judgedAt });

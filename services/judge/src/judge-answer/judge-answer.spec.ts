@@ -232,6 +232,33 @@ describe('judge use case (embedded Postgres)', () => {
     expect(bus.published).toHaveLength(1);
   });
 
+  it('re-judges when a substantive human answer arrives (a new revision), and publishes nothing when the human answer did not change', async () => {
+    const { bus, deliver } = setup();
+    const progress = BASE_COMMENTS.filter((c) => c.id !== HUMAN_ANSWER.id && c.id !== 'c-4');
+    await deliver(ticket);
+    await deliver(answer);
+    await deliver(tl(1, progress));
+    expect(bus.published).toHaveLength(1);
+    expect(bus.published[0]).toMatchObject({ verdict: 'not_compared', abstentionCode: 'JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE', revision: 1, supersedesEvaluationId: null });
+    // Another progress note changes the replies, not the human answer: no new evaluation.
+    const chased = [...progress, comment('c-2c', 'support', 'public', '2026-11-20T12:00:00.000Z', 'Still looking into it, thanks for your patience.')];
+    await deliver(tl(2, chased));
+    expect(bus.published).toHaveLength(1);
+    await deliver(tl(3, [...chased, HUMAN_ANSWER]));
+    expect(bus.published).toHaveLength(2);
+    expect(bus.published[1]).toMatchObject({ verdict: 'human_better', revision: 2, supersedesEvaluationId: bus.published[0].evaluationId, targetHumanCommentIds: ['c-3'] });
+    // A redelivered or older revision changes nothing.
+    await deliver(tl(3, [...chased, HUMAN_ANSWER]));
+    await deliver(tl(2, chased));
+    expect(bus.published).toHaveLength(2);
+    const rows = await db.dataSource.manager.find(EvaluationEntity, { where: { runId: 'run-1' }, order: { judgedAt: 'ASC' } });
+    expect(rows.map((r) => [r.revision, r.published])).toEqual([
+      [1, true],
+      [1, false],
+      [2, true],
+    ]);
+  });
+
   it('runs with the OpenAI-compatible engine against a local chat-completions server (no network)', async () => {
     const key = 'sk-judge-openai-test-7777777';
     const server = await startFakeChatCompletionsServer((request) => {

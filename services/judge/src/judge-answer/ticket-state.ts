@@ -34,6 +34,12 @@ export interface PublishedAnswer {
 }
 
 /** Everything the judge knows about one ticket, as one value planning can work on. */
+export interface PublishedEvaluation {
+  evaluationId: string;
+  revision: number;
+  outcomeDigest: string | null;
+}
+
 export interface TicketState {
   ticketKey: string;
   /** Frozen tickets by run id. */
@@ -48,10 +54,12 @@ export interface TicketState {
   blocked: Set<string>;
   /** Latest published verdict per run. */
   latestVerdicts: Map<string, Verdict>;
+  /** Latest published evaluation per run (its revision and outcome digest). */
+  latestPublished: Map<string, PublishedEvaluation>;
 }
 
 export function emptyTicketState(ticketKey: string): TicketState {
-  return { ticketKey, tickets: new Map(), answers: [], timeline: null, bindings: [], evaluated: new Set(), blocked: new Set(), latestVerdicts: new Map() };
+  return { ticketKey, tickets: new Map(), answers: [], timeline: null, bindings: [], evaluated: new Set(), blocked: new Set(), latestVerdicts: new Map(), latestPublished: new Map() };
 }
 
 export function frozenTicketOf(request: TicketAnalysisRequestedV1): FrozenTicket {

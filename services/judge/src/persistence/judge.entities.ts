@@ -215,6 +215,18 @@ export class EvaluationEntity {
   @Column({ name: 'judge_trigger', type: 'text' })
   judgeTrigger!: JudgeTrigger;
 
+  /** 1, 2, ... per answer version (run): a later human answer re-judges it. */
+  @Column({ type: 'int', default: 1 })
+  revision!: number;
+
+  /** False: the judgment equalled the latest published one (same human answer and verdict) and was not published again. */
+  @Column({ type: 'boolean', default: true })
+  published!: boolean;
+
+  /** sha256 of the verdict, abstention code and selected human comments (ids and body digests). */
+  @Column({ name: 'outcome_digest', type: 'text', nullable: true })
+  outcomeDigest!: string | null;
+
   /** Null only for evaluations from before the position-bias guard. */
   @Column({ name: 'orders_agree', type: 'boolean', nullable: true })
   ordersAgree!: boolean | null;

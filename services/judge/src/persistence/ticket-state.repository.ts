@@ -1,7 +1,7 @@
 import type { Verdict } from '@aoc/contracts';
 import type { FeedbackBinding } from '@aoc/feedback';
 import type { EntityManager } from 'typeorm';
-import { iso, sortAnswers, type FrozenTicket, type PublishedAnswer, type TicketState } from '../judge-answer/ticket-state';
+import { iso, sortAnswers, type FrozenTicket, type PublishedAnswer, type PublishedEvaluation, type TicketState } from '../judge-answer/ticket-state';
 import { AnswerEntity, EvaluationEntity, EvaluationFailureEntity, FeedbackBindingEntity, FrozenTicketEntity, TimelineEntity } from './judge.entities';
 
 export function frozenTicketFromRow(row: FrozenTicketEntity): FrozenTicket {
@@ -58,11 +58,16 @@ export async function loadTicketState(manager: EntityManager, ticketKey: string)
     await manager.find(AnswerEntity, { where: { ticketKey } }),
     await manager.findOne(TimelineEntity, { where: { ticketKey } }),
     await manager.find(FeedbackBindingEntity, { where: { ticketKey } }),
-    await manager.find(EvaluationEntity, { where: { ticketKey }, select: { evaluationId: true, runId: true, verdict: true, judgedAt: true }, order: { judgedAt: 'ASC' } }),
+    await manager.find(EvaluationEntity, { where: { ticketKey }, select: { evaluationId: true, runId: true, verdict: true, judgedAt: true, revision: true, published: true, outcomeDigest: true }, order: { judgedAt: 'ASC', revision: 'ASC' } }),
     await manager.find(EvaluationFailureEntity, { where: { ticketKey, blocking: true }, select: { evaluationId: true } }),
   ];
   const latestVerdicts = new Map<string, Verdict>();
-  for (const e of evaluations) latestVerdicts.set(e.runId, e.verdict);
+  const latestPublished = new Map<string, PublishedEvaluation>();
+  for (const e of evaluations) {
+    if (!e.published) continue;
+    latestVerdicts.set(e.runId, e.verdict);
+    latestPublished.set(e.runId, { evaluationId: e.evaluationId, revision: e.revision, outcomeDigest: e.outcomeDigest });
+  }
   return {
     ticketKey,
     tickets: new Map(tickets.map((t) => [t.runId, frozenTicketFromRow(t)])),
@@ -72,5 +77,6 @@ export async function loadTicketState(manager: EntityManager, ticketKey: string)
     evaluated: new Set(evaluations.map((e) => e.evaluationId)),
     blocked: new Set(failures.map((f) => f.evaluationId)),
     latestVerdicts,
+    latestPublished,
   };
 }

@@ -11,7 +11,9 @@ export function expectedQualityScore(verdict: Verdict): 0 | 1 | null {
 
 export const EvaluationJudgedKeyV1 = TicketKey;
 export const EvaluationJudgedV1 = z.object({
-  evaluationId: z.string().min(1).max(128),
+  evaluationId: z.string().min(1).max(128).describe('One judgment: the answer version with the human replies and review requests it was judged against'),
+  revision: z.number().int().min(1).default(1).describe('1, 2, ... per answer version (runId): a later human answer re-judges it; the highest revision is current'),
+  supersedesEvaluationId: z.string().min(1).max(128).nullable().default(null).describe('The evaluation of the same answer version this revision replaces'),
   runId: RunId,
   ticketKey: TicketKey,
   answerFingerprint: Sha256Hex,
