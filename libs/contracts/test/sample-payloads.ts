@@ -84,6 +84,7 @@ const scenarioSelected: ScenarioSelectedV1 = {
 
 const evidenceRequested: EvidenceRequestedV1 = {
   runId: SAMPLE_RUN_ID,
+  ticketKey: SAMPLE_TICKET_KEY,
   scenarioId: SAMPLE_SCENARIO_ID,
   requestId: 'req-1',
   question: 'How did p99 read latency and TiKV write stall counts change between 10:20 and 10:40?',
@@ -122,6 +123,7 @@ const providerInventoryListed: ProviderInventoryListedV1 = {
 
 const evidenceBatchPlanned: EvidenceBatchPlannedV1 = {
   runId: SAMPLE_RUN_ID,
+  ticketKey: SAMPLE_TICKET_KEY,
   scenarioId: SAMPLE_SCENARIO_ID,
   requestId: 'req-1',
   batchId: 'batch-1',
@@ -179,6 +181,7 @@ const evidenceBatchMaterialized: EvidenceBatchMaterializedV1 = {
     queryEvents: [{ queryId: 'q2-write-stall', outcome: 'failed', supplemental: false, at: '2025-01-01T10:46:00Z' }],
     httpAttempts: [{ queryId: 'q2-write-stall', statusClass: '500', at: '2025-01-01T10:46:00Z' }],
     systemEvents: [{ queryId: 'q2-write-stall', statusSequence: [503, 503, 503], result: 'failed', upstreamError: 'service unavailable', requestId: null, at: '2025-01-01T10:46:02Z' }],
+    toolCalls: [{ callId: 'call-1', tool: 'clinic_evidence_batch', operations: ['metrics'], target: 'org-1/cluster-1', window: { from: '2025-01-01T10:00:00Z', to: '2025-01-01T11:00:00Z' }, outcome: 'failure', errorCode: 'PROVIDER.HTTP_5XX', durationMs: 1200, outputBytes: 180, startedAt: '2025-01-01T10:46:00Z' }],
   },
 };
 
@@ -248,6 +251,7 @@ const runExecutionRecorded: RunExecutionRecordedV1 = {
       at: '2025-01-01T10:46:02Z',
     },
   ],
+  providerToolCalls: [{ scenarioId: SAMPLE_SCENARIO_ID, provider: 'clinic', callId: 'call-1', tool: 'clinic_evidence_batch', operations: ['metrics'], target: 'org-1/cluster-1', window: { from: '2025-01-01T10:00:00Z', to: '2025-01-01T11:00:00Z' }, outcome: 'failure', errorCode: 'PROVIDER.HTTP_5XX', durationMs: 1200, outputBytes: 180, startedAt: '2025-01-01T10:46:00Z' }],
 };
 
 const ticketTimelineUpdated: TicketTimelineUpdatedV1 = {

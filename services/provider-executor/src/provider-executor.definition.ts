@@ -1,3 +1,4 @@
+import { ProviderExecutorToolCalls1765000000000 } from './migrations/1765000000000-provider-executor-tool-calls.migration';
 import { Topics } from '@aoc/contracts';
 import type { EvidencePackage } from '@aoc/providers';
 import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
@@ -10,7 +11,7 @@ import { ProviderExecutorInit1764400000000 } from './migrations/1764400000000-pr
 import { ProviderExecutorRecords1764500000000 } from './migrations/1764500000000-provider-executor-records.migration';
 import { ProviderExecutorBrowserState1764600000000 } from './migrations/1764600000000-provider-executor-browser-state.migration';
 import { configuredPackages } from './providers/provider-packages';
-import { EvidenceRecordingEntity, ProviderHttpAttemptEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderSystemEventEntity } from './persistence/execution-records.entities';
+import { EvidenceRecordingEntity, ProviderHttpAttemptEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderSystemEventEntity, ToolCallEntity } from './persistence/execution-records.entities';
 import { ProviderExecutorBusController } from './provider-executor-bus.controller';
 import { executorOptionsFromEnv, type ExecutorOptions } from './providers/executor-options';
 import { ProviderRegistry } from './providers/provider-registry';
@@ -26,8 +27,8 @@ export function createProviderExecutorDefinition(options?: Partial<ExecutorOptio
   return {
     role: 'provider-executor',
     publishes: [Topics.evidenceBatchMaterialized, Topics.evidenceCatalogListed, Topics.providerInventoryListed],
-    entities: [BatchExecutionEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderHttpAttemptEntity, ProviderSystemEventEntity, EvidenceRecordingEntity],
-    migrations: [ProviderExecutorInit1764400000000, ProviderExecutorRecords1764500000000, ProviderExecutorBrowserState1764600000000],
+    entities: [BatchExecutionEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderHttpAttemptEntity, ProviderSystemEventEntity, EvidenceRecordingEntity, ToolCallEntity],
+    migrations: [ProviderExecutorInit1764400000000, ProviderExecutorRecords1764500000000, ProviderExecutorBrowserState1764600000000, ProviderExecutorToolCalls1765000000000],
     module: (runtime) => {
       const opts = resolve();
       return {

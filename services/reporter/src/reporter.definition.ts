@@ -1,3 +1,4 @@
+import { ReporterToolCalls1765100000000 } from './migrations/1765100000000-reporter-tool-calls.migration';
 import { ReporterAbstentionCode1765000000000 } from './migrations/1765000000000-reporter-abstention-code.migration';
 import { DATA_SOURCE, RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
@@ -20,7 +21,7 @@ import { RunSummaryQuery } from './run-summary/run-summary.query';
 @Module({})
 export class ReporterModule {}
 
-export const REPORTER_MIGRATIONS = [ReporterInit1764400000000, ReporterReadModels1764500000000, ReporterAbstentionCode1765000000000];
+export const REPORTER_MIGRATIONS = [ReporterInit1764400000000, ReporterReadModels1764500000000, ReporterAbstentionCode1765000000000, ReporterToolCalls1765100000000];
 
 export const reporterDefinition: ServiceDefinition = {
   role: 'reporter',

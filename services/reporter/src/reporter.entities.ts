@@ -1,4 +1,4 @@
-import type { Decision, Verdict } from '@aoc/contracts';
+import type { Decision, RunExecutionRecordedV1, Verdict } from '@aoc/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
@@ -56,6 +56,10 @@ export class RunExecutionEntity {
 
   @Column({ name: 'failure_codes', type: 'jsonb' })
   failureCodes!: string[];
+
+  /** Audit record of every provider tool call of the run, as run.execution-recorded carried it. */
+  @Column({ name: 'tool_calls', type: 'jsonb', default: () => "'[]'" })
+  toolCalls!: RunExecutionRecordedV1['providerToolCalls'];
 
   /** Null only on rows recorded before the read models existed (never back-filled by guessing). */
   @Column({ name: 'ticket_key', type: 'text', nullable: true })

@@ -5,7 +5,7 @@ import { ProviderError } from './provider-error';
 import { redactText, sanitizeValue } from './sanitize';
 import { checkWindow, type AbsoluteWindow } from './time-window';
 import { failure, success, type ToolResult } from './tool-result';
-import type { AuditSink, ToolSpec } from './tool-spec';
+import type { AuditRecord, AuditSink, ToolSpec } from './tool-spec';
 
 export interface ToolRunContext {
   signal: AbortSignal;
@@ -34,6 +34,20 @@ export interface ExecuteOptions {
   onHttpRecord?: (queryId: string, record: HttpCallRecord) => void;
 }
 
+/** What the audit keeps of a checked input: its operations, target identifier and overall window. */
+function scopeOf(input: unknown, windows: { operation: string; window: AbsoluteWindow }[]): Pick<AuditRecord, 'operations' | 'target' | 'window'> {
+  const fields = (input ?? {}) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v.slice(0, 128) : null);
+  const target = text(fields['target']) ?? (text(fields['org_id']) && text(fields['cluster_id']) ? `${text(fields['org_id'])}/${text(fields['cluster_id'])}` : text(fields['cluster']));
+  const from = windows.map((w) => Date.parse(w.window.from));
+  const to = windows.map((w) => Date.parse(w.window.to));
+  return {
+    operations: [...new Set(windows.map((w) => w.operation))],
+    target,
+    window: windows.length > 0 ? { from: new Date(Math.min(...from)).toISOString(), to: new Date(Math.max(...to)).toISOString() } : null,
+  };
+}
+
 function describeZodIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues
     .slice(0, 5)
@@ -50,6 +64,7 @@ export async function executeTool<S extends ToolSpec>(impl: ToolImplementation<S
   const { spec } = impl;
   const callId = randomUUID();
   const started = Date.now();
+  let scope: Pick<AuditRecord, 'operations' | 'target' | 'window'> = { operations: [], target: null, window: null };
   const finish = (result: ToolResult<z.infer<S['output']>>) => {
     options.audit?.({
       tool: spec.name,
@@ -59,6 +74,7 @@ export async function executeTool<S extends ToolSpec>(impl: ToolImplementation<S
       outcome: result.ok ? 'success' : 'failure',
       errorCode: result.ok ? null : result.details.error_code,
       outputBytes: Buffer.byteLength(result.text, 'utf8'),
+      ...scope,
     });
     return result;
   };
@@ -69,6 +85,11 @@ export async function executeTool<S extends ToolSpec>(impl: ToolImplementation<S
     const parsed = spec.input.safeParse(rawInput);
     if (!parsed.success) throw new ProviderError('PROVIDER.INPUT_INVALID', describeZodIssues(parsed.error.issues));
     const input = parsed.data as z.infer<S['input']>;
+    try {
+      scope = scopeOf(input, impl.windows(input));
+    } catch {
+      // The window checks below report a bad window with its own code.
+    }
     impl.checkTarget(input);
     for (const { operation, window } of impl.windows(input)) {
       const max = spec.limits.maxWindowMs[operation];

@@ -40,6 +40,11 @@ export interface AuditRecord {
   durationMs: number;
   outcome: 'success' | 'failure';
   errorCode: string | null;
+  /** Operations the call read (from its checked input); empty when the input was rejected first. */
+  operations: string[];
+  /** The target identifier the call was scoped to (cluster label value, `org/cluster`), never an address. */
+  target: string | null;
+  window: { from: string; to: string } | null;
   /** Size of the returned `text`, for output-bound monitoring. */
   outputBytes: number;
 }

@@ -61,6 +61,12 @@ const describeErrors = (errors: readonly PlanError[]) =>
     .map((e) => `${e.code} at ${e.field}`)
     .join('; ');
 
+/** The request as the planner model sees it: without the ticket key. */
+function neutralRequest(request: EvidenceRequestedV1): EvidencePlanInputV1['request'] {
+  const { ticketKey: _ticketKey, ...neutral } = request;
+  return neutral;
+}
+
 /**
  * One evidence round of the Evidence Agent: plan, validate deterministically, and on a
  * structural error allow exactly one rewrite in the same round (same objective, target and
@@ -74,11 +80,11 @@ export async function planEvidenceRound(model: ModelPort, request: EvidenceReque
       await model.invoke({
         role: 'evidence',
         instructions: EVIDENCE_PLANNER_INSTRUCTIONS,
-        input: { request, templatesVersion: QUERY_TEMPLATES_VERSION, catalog, rewrite } satisfies EvidencePlanInputV1,
+        input: { request: neutralRequest(request), templatesVersion: QUERY_TEMPLATES_VERSION, catalog, rewrite } satisfies EvidencePlanInputV1,
         output: EvidencePlanOutputV1,
       })
     ).output;
-  const base = { runId: request.runId, scenarioId: request.scenarioId, requestId: request.requestId, provider: request.provider, target: request.target, window: request.window };
+  const base = { runId: request.runId, ticketKey: request.ticketKey, scenarioId: request.scenarioId, requestId: request.requestId, provider: request.provider, target: request.target, window: request.window };
   const plan = (revision: 0 | 1, queries: PlannedQueryV1[], notes: string): EvidenceBatchPlannedV1 => ({ ...base, batchId: `${request.requestId}:b${revision}`, planRevision: revision, queries, plannerNotes: notes.slice(0, 1000) });
   let first: EvidencePlanOutputV1;
   try {

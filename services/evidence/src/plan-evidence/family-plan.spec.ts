@@ -32,6 +32,7 @@ const RDS = [
 
 const request = (question: string): EvidenceRequestedV1 => ({
   runId: 'run-1',
+  ticketKey: null,
   scenarioId: 'connection-exhaustion',
   requestId: 'run-1:connection-exhaustion:0',
   question,

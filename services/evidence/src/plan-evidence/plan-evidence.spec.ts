@@ -5,6 +5,7 @@ import { validatePlan } from './plan-validator';
 
 const request = (over: Partial<EvidenceRequestedV1> = {}): EvidenceRequestedV1 => ({
   runId: 'run-1',
+  ticketKey: null,
   scenarioId: 'latency-regression',
   requestId: 'run-1:latency-regression:0',
   question: 'How did query duration percentiles, QPS and the top statements by total time change across the window?',

@@ -21,7 +21,8 @@ export type DraftQuery = z.infer<typeof DraftQuery>;
 
 /** What the Evidence Agent sees: the neutral request (never a reason or hypothesis) and, once, the validator's findings. */
 export const EvidencePlanInputV1 = z.object({
-  request: EvidenceRequestedV1,
+  /** The neutral request; the ticket key stays out (it scopes provider access, not what to measure). */
+  request: EvidenceRequestedV1.omit({ ticketKey: true }),
   templatesVersion: z.string(),
   /** Metrics discovered for the target and window (null: the provider has no discovery; plan from templates). */
   catalog: PlanningCatalogV1.nullable().default(null),

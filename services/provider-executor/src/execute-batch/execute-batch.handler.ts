@@ -5,7 +5,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { BatchExecutionEntity } from '../batch-execution.entity';
 import { LayeredRecordingStore, storeRecordings } from '../evidence-recordings/recording-store';
-import { ProviderHttpAttemptEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderSystemEventEntity } from '../persistence/execution-records.entities';
+import { ProviderHttpAttemptEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderSystemEventEntity, ToolCallEntity } from '../persistence/execution-records.entities';
 import { EXECUTOR_OPTIONS, PROVIDER_REGISTRY } from '../providers/tokens';
 import type { ExecutorOptions } from '../providers/executor-options';
 import type { ProviderRegistry } from '../providers/provider-registry';
@@ -52,6 +52,24 @@ export class ExecuteBatchHandler {
     }
     for (const s of materialized.execution.systemEvents) {
       await m.insert(ProviderSystemEventEntity, { batchId: plan.batchId, queryId: s.queryId, provider: plan.provider, statusSequence: s.statusSequence, result: s.result, upstreamError: s.upstreamError, requestId: s.requestId, at: new Date(s.at) });
+    }
+    for (const c of materialized.execution.toolCalls) {
+      await m.insert(ToolCallEntity, {
+        callId: c.callId,
+        batchId: plan.batchId,
+        runId: plan.runId,
+        provider: plan.provider,
+        tool: c.tool,
+        operations: c.operations,
+        target: c.target,
+        windowFrom: c.window ? new Date(c.window.from) : null,
+        windowTo: c.window ? new Date(c.window.to) : null,
+        outcome: c.outcome,
+        errorCode: c.errorCode,
+        durationMs: c.durationMs,
+        outputBytes: c.outputBytes,
+        startedAt: new Date(c.startedAt),
+      });
     }
     await storeRecordings(m, outcome.newRecordings, at);
     await ctx.publish(Topics.evidenceBatchMaterialized, materialized);

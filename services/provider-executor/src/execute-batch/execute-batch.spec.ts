@@ -6,6 +6,7 @@ import { executePlan, expressionHash, type ExecutionDeps } from './execute-batch
 
 const plan = (queries: EvidenceBatchPlannedV1['queries'], over: Partial<EvidenceBatchPlannedV1> = {}): EvidenceBatchPlannedV1 => ({
   runId: 'run-1',
+  ticketKey: null,
   scenarioId: 'latency-regression',
   requestId: 'run-1:latency-regression:0',
   batchId: 'run-1:latency-regression:0:b0',
@@ -89,6 +90,22 @@ describe('executePlan', () => {
     await executePlan(plan([p99, ...prior, { ...qps, window: day(1) }]), deps(pkg));
     expect(pkg.calls).toEqual([['duration_p99'], ['duration_p99_prior_1d', 'qps'], ['duration_p99_prior_2d']]);
     expect(windows).toEqual([plan([]).window, day(1), day(2)]);
+  });
+
+  it('gives the package the frozen ticket key and keeps the audit record of every tool call', async () => {
+    const pkg = fakePackage({ duration_p99: { status: 'complete', result: { series: [series(20, 41, 40)] } } });
+    const keys: (string | null)[] = [];
+    const run = pkg.runBatch.bind(pkg);
+    pkg.runBatch = async (req, options) => {
+      keys.push(req.ticketKey);
+      options?.audit?.({ tool: 'prometheus_evidence_batch', callId: 'call-1', startedAt: '2026-11-21T00:00:00.000Z', durationMs: 12.4, outcome: 'success', errorCode: null, outputBytes: 321, operations: ['promql_range'], target: 'tidb-1', window: req.window });
+      return run(req, options);
+    };
+    const { materialized } = await executePlan(plan([p99], { ticketKey: 'SUP-1042' }), deps(pkg));
+    expect(keys).toEqual(['SUP-1042']);
+    expect(materialized.execution.toolCalls).toEqual([
+      { callId: 'call-1', tool: 'prometheus_evidence_batch', operations: ['promql_range'], target: 'tidb-1', window: plan([]).window, outcome: 'success', errorCode: null, durationMs: 12, outputBytes: 321, startedAt: '2026-11-21T00:00:00.000Z' },
+    ]);
   });
 
   it('keeps a long planner note of an empty plan within the handoff contract', async () => {

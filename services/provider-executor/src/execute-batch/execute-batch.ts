@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EvidenceBatchMaterializedV1, EvidenceBatchPlannedV1 } from '@aoc/contracts';
-import type { HttpCallRecord, PlannedProviderQuery, QueryEvidence } from '@aoc/providers';
+import { MAX_TOOL_CALLS_PER_BATCH, type EvidenceBatchMaterializedV1, type EvidenceBatchPlannedV1, type ToolCallAuditV1 } from '@aoc/contracts';
+import type { AuditRecord, HttpCallRecord, PlannedProviderQuery, QueryEvidence } from '@aoc/providers';
 import { recordingEntry, recordingKey, type RecordingEntry } from '../evidence-recordings/evidence-recording';
 import type { ExecutorOptions } from '../providers/executor-options';
 import type { ProviderRegistry } from '../providers/provider-registry';
@@ -65,7 +65,7 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
     provider: plan.provider,
     window: plan.window,
   };
-  const empty = { queryEvents: [], httpAttempts: [], systemEvents: [] };
+  const empty = { queryEvents: [], httpAttempts: [], systemEvents: [], toolCalls: [] };
   if (plan.queries.length === 0) {
     return {
       materialized: { ...base, status: 'not_executed', queries: [], facts: [], handoff: { observations: [], gaps: [(plan.plannerNotes || 'The plan contained no queries.').slice(0, 500)] }, failures: [], execution: empty },
@@ -106,6 +106,7 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
   const target = plan.target ?? '';
   const evidence = new Map<string, QueryEvidence>();
   const httpRecords: { queryId: string; record: HttpCallRecord }[] = [];
+  const toolCalls: AuditRecord[] = [];
   const newRecordings: RecordingEntry[] = [];
 
   if (deps.mode === 'replay') {
@@ -129,7 +130,7 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
     for (const group of groups.values()) {
       const window = windowOf(group[0]);
       const planned: PlannedProviderQuery[] = group.map((q) => ({ id: q.id, operation: q.operation, expression: q.expression, window, stepSeconds: q.stepSeconds }));
-      const result = await pkg.runBatch({ ticketKey: null, target, window, queries: planned }, { onHttpRecord: (queryId, record) => httpRecords.push({ queryId, record }) });
+      const result = await pkg.runBatch({ ticketKey: plan.ticketKey, target, window, queries: planned }, { onHttpRecord: (queryId, record) => httpRecords.push({ queryId, record }), audit: (record) => toolCalls.push(record) });
       if (!result.ok) {
         for (const q of group) evidence.set(q.id, { id: q.id, status: 'failed', error_code: result.details.error_code, detail_error: result.details.detail_error });
       } else {
@@ -183,6 +184,18 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
   const primaryFailed = primary.filter((q) => q.outcome === 'failed').length;
   const status: EvidenceBatchMaterializedV1['status'] = authFailed ? 'failed' : primaryFailed === 0 ? 'complete' : primaryFailed === primary.length ? 'failed' : 'partial';
   const stamp = at();
+  const auditOf = (r: AuditRecord): ToolCallAuditV1 => ({
+    callId: r.callId.slice(0, 64),
+    tool: r.tool.slice(0, 64),
+    operations: r.operations.slice(0, 8),
+    target: r.target,
+    window: r.window,
+    outcome: r.outcome,
+    errorCode: r.errorCode ? r.errorCode.slice(0, 64) : null,
+    durationMs: Math.max(0, Math.round(r.durationMs)),
+    outputBytes: r.outputBytes,
+    startedAt: r.startedAt,
+  });
   return {
     materialized: {
       ...base,
@@ -199,6 +212,7 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
           .filter((r) => r.record.systemEvent)
           .map((r) => ({ queryId: r.queryId, ...(r.record.systemEvent as NonNullable<HttpCallRecord['systemEvent']>), at: r.record.attempts[0]?.at ?? stamp }))
           .slice(0, 12),
+        toolCalls: toolCalls.slice(0, MAX_TOOL_CALLS_PER_BATCH).map(auditOf),
       },
     },
     attempts,

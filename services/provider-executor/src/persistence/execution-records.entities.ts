@@ -119,6 +119,53 @@ export class ProviderSystemEventEntity {
   at!: Date;
 }
 
+/** One provider tool call's audit record (tool, operations, target, window, outcome, duration, error code); never a secret, address or raw response. */
+@Entity({ schema: 'provider_executor', name: 'tool_calls' })
+@Index('idx_provider_executor_tool_calls_run', ['runId', 'startedAt'])
+export class ToolCallEntity {
+  @PrimaryColumn({ name: 'call_id', type: 'text' })
+  callId!: string;
+
+  @Column({ name: 'batch_id', type: 'text' })
+  batchId!: string;
+
+  @Column({ name: 'run_id', type: 'text' })
+  runId!: string;
+
+  @Column({ type: 'text' })
+  provider!: string;
+
+  @Column({ type: 'text' })
+  tool!: string;
+
+  @Column({ type: 'jsonb' })
+  operations!: string[];
+
+  @Column({ type: 'text', nullable: true })
+  target!: string | null;
+
+  @Column({ name: 'window_from', type: 'timestamptz', nullable: true })
+  windowFrom!: Date | null;
+
+  @Column({ name: 'window_to', type: 'timestamptz', nullable: true })
+  windowTo!: Date | null;
+
+  @Column({ type: 'text' })
+  outcome!: string;
+
+  @Column({ name: 'error_code', type: 'text', nullable: true })
+  errorCode!: string | null;
+
+  @Column({ name: 'duration_ms', type: 'int' })
+  durationMs!: number;
+
+  @Column({ name: 'output_bytes', type: 'int' })
+  outputBytes!: number;
+
+  @Column({ name: 'started_at', type: 'timestamptz' })
+  startedAt!: Date;
+}
+
 /** Sanitised results kept for replay, keyed by package, target, operation, query and window. */
 @Entity({ schema: 'provider_executor', name: 'evidence_recordings' })
 export class EvidenceRecordingEntity {

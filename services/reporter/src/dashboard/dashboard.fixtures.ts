@@ -17,6 +17,7 @@ export function runSummaryFixture(overrides: Partial<RunSummary> = {}): RunSumma
     internalHandoffMarkdown: '**Evidence boundary:** metrics via clinic (complete).\n**Gap owner:** none.',
     evidenceStatus: 'complete',
     failureCodes: [],
+    toolCalls: [],
     verdict: 'different_but_valid',
     verdictReason: 'Both answers point at the report query.',
     abstentionCode: null,

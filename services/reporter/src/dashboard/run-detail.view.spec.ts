@@ -35,6 +35,16 @@ describe('renderRunDetail', () => {
     expect(renderRunDetail(runSummaryFixture())).not.toContain('why the judge did not compare');
   });
 
+  it('lists the provider tool calls of the run with their audit fields', () => {
+    const call = { scenarioId: 'cpu-saturation', provider: 'prometheus' as const, callId: 'c1', tool: 'prometheus_evidence_batch', operations: ['promql_range'], target: HOSTILE, window: { from: '2026-11-20T02:00:00.000Z', to: '2026-11-20T03:00:00.000Z' }, outcome: 'failure' as const, errorCode: 'PROVIDER.TIMEOUT', durationMs: 30000, outputBytes: 10, startedAt: '2026-11-20T03:00:01.000Z' };
+    const page = renderRunDetail(runSummaryFixture({ toolCalls: [call] }));
+    expect(page).toContain('prometheus · prometheus_evidence_batch');
+    expect(page).toContain('failure <code>PROVIDER.TIMEOUT</code>');
+    expect(page).toContain('30000 ms');
+    expect(page).not.toMatch(/<script/i);
+    expect(renderRunDetail(runSummaryFixture())).toContain('No provider tool call is recorded for this run.');
+  });
+
   it('lists failure codes', () => {
     expect(renderRunDetail(runSummaryFixture({ evidenceStatus: 'failed', failureCodes: ['PROVIDER.HTTP_5XX', 'PROVIDER.TIMEOUT'] }))).toContain('<code>PROVIDER.HTTP_5XX</code> <code>PROVIDER.TIMEOUT</code>');
   });

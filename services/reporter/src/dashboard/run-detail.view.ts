@@ -14,6 +14,15 @@ export function renderRunDetail(run: RunSummary): string {
 <dt>Evidence status</dt><dd>${evidenceBadge(run.evidenceStatus)}</dd>
 <dt>Failure codes</dt><dd>${run.failureCodes.length === 0 ? html`<span class="empty">none</span>` : run.failureCodes.map((c) => html`<code>${c}</code> `)}</dd>
 </dl></section>
+<section class="card" aria-labelledby="tool-calls"><h3 id="tool-calls">Provider tool calls</h3>
+${
+  run.toolCalls.length === 0
+    ? html`<p class="empty">No provider tool call is recorded for this run.</p>`
+    : html`<table class="tool-calls"><thead><tr><th>Started</th><th>Scenario</th><th>Tool</th><th>Operations</th><th>Target</th><th>Window</th><th>Outcome</th><th>Duration</th></tr></thead><tbody>${run.toolCalls.map(
+        (c) => html`<tr><td>${shanghaiTime(c.startedAt)}</td><td class="mono">${c.scenarioId}</td><td class="mono">${c.provider} · ${c.tool}</td><td>${c.operations.join(', ')}</td><td class="mono">${c.target ?? '—'}</td><td>${c.window ? html`${shanghaiTime(c.window.from)} – ${shanghaiTime(c.window.to)}` : '—'}</td><td>${c.outcome === 'success' ? 'success' : html`failure <code>${c.errorCode ?? ''}</code>`}</td><td>${c.durationMs} ms</td></tr>`,
+      )}</tbody></table>`
+}
+</section>
 <section class="card" aria-labelledby="evaluation"><h3 id="evaluation">Evaluation</h3>
 <dl class="meta">
 <dt>Verdict</dt><dd>${verdictBadge(run.verdict)}${run.abstentionCode ? html` <code title="why the judge did not compare">${run.abstentionCode}</code>` : ''}</dd>

@@ -84,14 +84,14 @@ export class RecordRunHandler {
     await this.answers.lockTicket(m, record.ticketKey);
     const won: unknown[] = await m.query(
       `INSERT INTO ${this.t.executions} AS x
-         ("run_id", "ticket_key", "recorded_at", "evidence_status", "response_status", "response_engine", "evidence_capability", "evidence_providers", "failure_codes", "payload_digest")
-       VALUES ($1, $2, $3::timestamptz, $4, $5, $6, $7, $8::text[], $9::jsonb, $10)
+         ("run_id", "ticket_key", "recorded_at", "evidence_status", "response_status", "response_engine", "evidence_capability", "evidence_providers", "failure_codes", "payload_digest", "tool_calls")
+       VALUES ($1, $2, $3::timestamptz, $4, $5, $6, $7, $8::text[], $9::jsonb, $10, $11::jsonb)
        ON CONFLICT ("run_id") DO UPDATE SET
          "ticket_key" = excluded."ticket_key", "recorded_at" = excluded."recorded_at",
          "evidence_status" = excluded."evidence_status", "response_status" = excluded."response_status",
          "response_engine" = excluded."response_engine", "evidence_capability" = excluded."evidence_capability",
          "evidence_providers" = excluded."evidence_providers", "failure_codes" = excluded."failure_codes",
-         "payload_digest" = excluded."payload_digest"
+         "payload_digest" = excluded."payload_digest", "tool_calls" = excluded."tool_calls"
        WHERE x."recorded_at" IS NULL OR x."payload_digest" IS NULL
           OR (x."recorded_at", x."payload_digest") < (excluded."recorded_at", excluded."payload_digest")
        RETURNING "run_id"`,
@@ -106,6 +106,7 @@ export class RecordRunHandler {
         record.evidenceAcquisition.providers,
         JSON.stringify(record.failureCodes),
         payloadDigest(record),
+        JSON.stringify(record.providerToolCalls),
       ],
     );
     // A duplicate or an older record changes nothing, events included.

@@ -67,6 +67,14 @@ describe('recording execution state', () => {
     expect(await state()).toEqual(expected);
   });
 
+  it('keeps the tool-call audit records of the newest record of a run', async () => {
+    const call = { scenarioId: 's1', provider: 'clinic' as const, callId: 'call-1', tool: 'clinic_evidence_batch', operations: ['metrics'], target: 'org-1/cluster-1', window: null, outcome: 'success' as const, errorCode: null, durationMs: 40, outputBytes: 99, startedAt: '2026-11-20T02:00:01.000Z' };
+    await h.deliver(published('r1', 'SUP-1', '2026-11-20T10:00:00+08:00'), execution('r1', 'SUP-1', '2026-11-20T10:06:00+08:00', { providerToolCalls: [call] }), first);
+    const rows: { tool_calls: unknown[] }[] = await h.dataSource.query(`SELECT "tool_calls" FROM ${h.tables.executions} WHERE "run_id" = 'r1'`);
+    // `first` is older than the record with the call: the call stays.
+    expect(rows[0].tool_calls).toEqual([call]);
+  });
+
   it('waits for the publication before counting provider facts (the trigger decides whether a run is counted)', async () => {
     await h.deliver(first);
     expect(await state()).toEqual({ health: [], signals: [] });

@@ -13,6 +13,8 @@ export interface RunSummary {
   internalHandoffMarkdown: string;
   evidenceStatus: string | null;
   failureCodes: string[];
+  /** Audit record of every provider tool call of the run. */
+  toolCalls: RunExecutionEntity['toolCalls'];
   verdict: string | null;
   verdictReason: string | null;
   abstentionCode: string | null;
@@ -39,6 +41,7 @@ export class RunSummaryQuery {
       internalHandoffMarkdown: run.internalHandoff,
       evidenceStatus: execution?.evidenceStatus ?? null,
       failureCodes: execution?.failureCodes ?? [],
+      toolCalls: execution?.toolCalls ?? [],
       verdict: evaluation?.verdict ?? null,
       verdictReason: evaluation?.verdictReason ?? null,
       abstentionCode: evaluation?.abstentionCode ?? null,

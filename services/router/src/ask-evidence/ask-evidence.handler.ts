@@ -46,6 +46,7 @@ export class AskEvidenceHandler {
     }
     await ctx.publish(Topics.evidenceRequested, {
       runId: selected.runId,
+      ticketKey: selected.ticketKey,
       scenarioId: selected.scenarioId,
       requestId: evidenceRequestId(selected.runId, selected.scenarioId, 0),
       question: playbook.question,

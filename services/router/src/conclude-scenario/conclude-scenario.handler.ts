@@ -69,6 +69,7 @@ export class ConcludeScenarioHandler {
       await ctx.publish(Topics.diagnosisHandoffConsumed, { outcome: 'refinement', runId: batch.runId, ticketKey: run.ticketKey, scenarioId: batch.scenarioId, batchId: batch.batchId, refinementQuestion: step.question });
       await ctx.publish(Topics.evidenceRequested, {
         runId: batch.runId,
+        ticketKey: run.ticketKey,
         scenarioId: batch.scenarioId,
         requestId: evidenceRequestId(batch.runId, batch.scenarioId, 1),
         question: step.question,

@@ -29,7 +29,7 @@ export function toRound(batch: EvidenceBatchMaterializedV1, round: number, quest
 export function mergeRecord(previous: EvidenceRecord | null, batch: EvidenceBatchMaterializedV1): EvidenceRecord {
   const failures = batch.failures.map((f) => ({ queryId: f.queryId, code: f.code, supplemental: f.supplemental }));
   if (!previous) return { provider: batch.provider, queries: batch.queries, failures, execution: batch.execution };
-  const empty = { queryEvents: [], httpAttempts: [], systemEvents: [] };
+  const empty = { queryEvents: [], httpAttempts: [], systemEvents: [], toolCalls: [] };
   const a = previous.execution ?? empty;
   return {
     provider: previous.provider,
@@ -39,6 +39,7 @@ export function mergeRecord(previous: EvidenceRecord | null, batch: EvidenceBatc
       queryEvents: [...a.queryEvents, ...batch.execution.queryEvents],
       httpAttempts: [...a.httpAttempts, ...batch.execution.httpAttempts],
       systemEvents: [...a.systemEvents, ...batch.execution.systemEvents],
+      toolCalls: [...(a.toolCalls ?? []), ...batch.execution.toolCalls],
     },
   };
 }

@@ -154,7 +154,7 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
 export function executionRecord(
   scenarios: ConcludedScenario[],
   records: EvidenceRecord[],
-): Pick<RunExecutionRecordedV1, 'evidenceAcquisition' | 'failureCodes' | 'providerAttempts' | 'providerQueryEvents' | 'providerHttpAttempts' | 'providerSystemEvents'> {
+): Pick<RunExecutionRecordedV1, 'evidenceAcquisition' | 'failureCodes' | 'providerAttempts' | 'providerQueryEvents' | 'providerHttpAttempts' | 'providerSystemEvents' | 'providerToolCalls'> {
   const statuses = scenarios.map((s) => s.evidenceStatus);
   const providers = [...new Set(scenarios.map((s) => s.provider))].filter((p): p is 'clinic' | 'manus' | 'wetech' | 'prometheus' | 'none' => ['clinic', 'manus', 'wetech', 'prometheus', 'none'].includes(p));
   const status: RunExecutionRecordedV1['evidenceAcquisition']['status'] = providers.every((p) => p === 'none')
@@ -183,5 +183,6 @@ export function executionRecord(
     providerQueryEvents: scenarios.flatMap((s, i) => (records[i]?.execution?.queryEvents ?? []).map((e) => ({ scenarioId: s.scenarioId, provider: providerOf(i), ...e }))),
     providerHttpAttempts: scenarios.flatMap((s, i) => (records[i]?.execution?.httpAttempts ?? []).map((h) => ({ scenarioId: s.scenarioId, provider: providerOf(i), ...h }))),
     providerSystemEvents: scenarios.flatMap((s, i) => (records[i]?.execution?.systemEvents ?? []).map((e) => ({ scenarioId: s.scenarioId, provider: providerOf(i), ...e }))),
+    providerToolCalls: scenarios.flatMap((s, i) => (records[i]?.execution?.toolCalls ?? []).map((c) => ({ scenarioId: s.scenarioId, provider: providerOf(i), ...c }))).slice(0, 200),
   };
 }

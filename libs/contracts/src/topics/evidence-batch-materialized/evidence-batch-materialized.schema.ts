@@ -21,6 +21,24 @@ export const QueryFailureV1 = z.object({
 });
 export type QueryFailureV1 = z.infer<typeof QueryFailureV1>;
 
+/** Tool calls a batch made, at most this many (one package call per distinct window). */
+export const MAX_TOOL_CALLS_PER_BATCH = 24;
+
+/** One provider tool call's audit record: what was called for what, how it ended. Never a secret, address or raw response. */
+export const ToolCallAuditV1 = z.object({
+  callId: z.string().min(1).max(64),
+  tool: z.string().min(1).max(64),
+  operations: z.array(z.string().min(1).max(32)).max(8),
+  target: z.string().max(128).nullable(),
+  window: TimeWindow.nullable(),
+  outcome: z.enum(['success', 'failure']),
+  errorCode: z.string().max(64).nullable(),
+  durationMs: z.number().int().nonnegative(),
+  outputBytes: z.number().int().nonnegative(),
+  startedAt: z.iso.datetime({ offset: true }),
+});
+export type ToolCallAuditV1 = z.infer<typeof ToolCallAuditV1>;
+
 export const EvidenceBatchMaterializedKeyV1 = RunId;
 export const EvidenceBatchMaterializedV1 = z.object({
   runId: RunId,
@@ -63,8 +81,9 @@ export const EvidenceBatchMaterializedV1 = z.object({
           }),
         )
         .max(12),
+      toolCalls: z.array(ToolCallAuditV1).max(MAX_TOOL_CALLS_PER_BATCH).default([]).describe('Audit record of every provider tool call of the batch'),
     })
-    .default({ queryEvents: [], httpAttempts: [], systemEvents: [] })
+    .default({ queryEvents: [], httpAttempts: [], systemEvents: [], toolCalls: [] })
     .describe('Execution state for run.execution-recorded; the diagnosis never reasons over it'),
 });
 export type EvidenceBatchMaterializedV1 = z.infer<typeof EvidenceBatchMaterializedV1>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProviderName, RunId, ScenarioId, TimeWindow } from '../../common';
+import { ProviderName, RunId, ScenarioId, TicketKey, TimeWindow } from '../../common';
 import { defineTopic } from '../../topic-definition';
 
 export const MAX_QUERIES_PER_BATCH = 12;
@@ -23,6 +23,7 @@ export const EvidenceBatchPlannedV1 = z
   .object({
     runId: RunId,
     scenarioId: ScenarioId,
+    ticketKey: TicketKey.nullable().default(null).describe('The frozen ticket the run answers; packages that scope access by ticket (Wetech) check it'),
     requestId: z.string().min(1).max(96),
     batchId: z.string().min(1).max(128),
     planRevision: z.number().int().min(0).max(1).describe('0 = first plan, 1 = the single structural rewrite'),

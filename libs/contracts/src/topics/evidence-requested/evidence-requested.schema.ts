@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProviderName, RunId, ScenarioId, TimeWindow } from '../../common';
+import { ProviderName, RunId, ScenarioId, TicketKey, TimeWindow } from '../../common';
 import { defineTopic } from '../../topic-definition';
 
 /**
@@ -23,6 +23,7 @@ export const EvidenceRequestedV1 = z
   .object({
     runId: RunId,
     scenarioId: ScenarioId,
+    ticketKey: TicketKey.nullable().default(null).describe('The frozen ticket the run answers; packages that scope access by ticket (Wetech) check it'),
     requestId: z.string().min(1).max(96),
     question: z.string().min(1).max(1000),
     stopCondition: z.string().min(1).max(500).describe('Observable condition that answers the question'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoDateTime, ProviderName, RunId, TicketKey } from '../../common';
 import { defineTopic } from '../../topic-definition';
+import { ToolCallAuditV1 } from '../evidence-batch-materialized/evidence-batch-materialized.schema';
 
 export const EvidenceAcquisitionStatus = z.enum(['complete', 'degraded', 'failed', 'not_attempted']);
 
@@ -70,6 +71,11 @@ export const RunExecutionRecordedV1 = z.object({
     )
     .max(200)
     .describe('Provider 5xx episodes: status sequence, recovered or still failed after retries'),
+  providerToolCalls: z
+    .array(ToolCallAuditV1.extend({ scenarioId: z.string(), provider: ProviderName }))
+    .max(200)
+    .default([])
+    .describe('Audit record of every provider tool call of the run (tool, operations, target, window, outcome, duration, error code)'),
 });
 export type RunExecutionRecordedV1 = z.infer<typeof RunExecutionRecordedV1>;
 

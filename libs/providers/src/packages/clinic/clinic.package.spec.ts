@@ -173,8 +173,10 @@ describe('Clinic evidence package over a scripted Clinic API', () => {
     expect(fixture.hits('logs')[1].query.get('query')).toBe(`{cluster_id="${DEDICATED}", component="tidb"} |~ "(?i)\\\\[(error|warn|fatal)\\\\]"`);
     expect(fixture.hits('metadata')).toHaveLength(1);
     expect(records.find((r) => r.queryId === CLINIC_BOOTSTRAP_RECORD_ID)?.record.attempts.map((a) => a.statusClass)).toEqual(['200']);
-    expect(audits.at(-1)).toMatchObject({ tool: 'clinic_evidence_batch', outcome: 'success' });
+    expect(audits.at(-1)).toMatchObject({ tool: 'clinic_evidence_batch', outcome: 'success', errorCode: null, target: expect.stringContaining(DEDICATED), operations: expect.arrayContaining(['logs']) });
+    expect(audits.at(-1)?.window).toEqual({ from: expect.any(String), to: expect.any(String) });
     expectNoLeak(JSON.stringify(out));
+    expectNoLeak(JSON.stringify(audits));
   });
 
   it('rejects a cluster the org does not own, on Clinic metadata authority, before any query runs', async () => {
