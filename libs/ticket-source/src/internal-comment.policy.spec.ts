@@ -32,6 +32,7 @@ describe('prepareInternalComment', () => {
       ticketKey: 'SUP-1',
       idempotencyKey: 'aoc:run-1:publish',
       storedBody: `Analysis.\n\n${IDEMPOTENCY_MARKER_PREFIX}aoc:run-1:publish`,
+      replace: false,
     });
   });
 

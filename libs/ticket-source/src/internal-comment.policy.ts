@@ -46,6 +46,7 @@ const WriteInput = z.object({
   ticketKey: TicketKey,
   idempotencyKey: IdempotencyKey,
   body: z.string().refine((b) => normaliseCommentBody(b).length > 0, 'body must not be empty'),
+  replace: z.boolean().default(false),
 });
 
 /** A validated write request with the exact body to store. */
@@ -54,6 +55,8 @@ export interface PreparedInternalComment {
   idempotencyKey: string;
   /** Body with the marker line; this exact text is stored and expected on read-back. */
   storedBody: string;
+  /** Update an existing comment of this key in place when its body differs. */
+  replace: boolean;
 }
 
 /** Validates a write request; the stored body (with marker) must fit the contract's limit. */
@@ -71,7 +74,7 @@ export function prepareInternalComment(input: WriteInternalCommentInput): Prepar
       { ticketKey: parsed.data.ticketKey, length: storedBody.length },
     );
   }
-  return { ticketKey: parsed.data.ticketKey, idempotencyKey: parsed.data.idempotencyKey, storedBody };
+  return { ticketKey: parsed.data.ticketKey, idempotencyKey: parsed.data.idempotencyKey, storedBody, replace: parsed.data.replace };
 }
 
 /** What an adapter read back for a comment it wrote or found. */

@@ -10,7 +10,7 @@ export interface JiraHttpOptions {
 }
 
 export interface JiraCall {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   /** Path below the base URL, e.g. `/rest/api/2/issue/SUP-1`. */
   path: string;
   query?: Record<string, string | number>;

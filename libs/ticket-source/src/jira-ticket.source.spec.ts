@@ -115,6 +115,25 @@ describe('JiraTicketSource against a local Jira', () => {
     expect((await rejectionOf(h.source.readTimeline('SUP-1042'))).code).toBe('TICKET_SOURCE.NOT_FOUND');
   });
 
+  it('with replace, updates the same internal comment in place and reads it back; never edits a public one', async () => {
+    h = await harness();
+    const first = await h.source.writeInternalComment({ ...write, replace: true });
+    expect(first).toMatchObject({ created: true, updated: false });
+    const again = await h.source.writeInternalComment({ ...write, replace: true });
+    expect(again).toMatchObject({ commentId: first.commentId, created: false, updated: false });
+    const changed = await h.source.writeInternalComment({ ...write, body: 'Cause: the export job.', replace: true });
+    expect(changed).toMatchObject({ commentId: first.commentId, created: false, updated: true, readBack: { visibility: 'internal' } });
+    expect(botComments(h)).toHaveLength(1);
+    expect(botComments(h)[0].body).toContain('Cause: the export job.');
+    expect(h.server.requests.filter((r) => r.method === 'PUT')).toHaveLength(1);
+    // Without replace the comment is left as it is, and a different body is a mismatch.
+    expect((await rejectionOf(h.source.writeInternalComment({ ...write, body: 'Something else.' }))).code).toBe('TICKET_SOURCE.READBACK_MISMATCH');
+    expect(botComments(h)[0].body).toContain('Cause: the export job.');
+    // A public comment carrying the key (someone copied the marker) is never edited.
+    h.server.addComment('SUP-1042', { author: supportById, body: `Public.\n\n${IDEMPOTENCY_MARKER_PREFIX}aoc:SUP-1042:public-copy`, created: '2026-11-20T13:00:00.000Z', internal: false, properties: [{ key: 'aoc.idempotency-key', value: { key: 'aoc:SUP-1042:public-copy', version: 1 } }] });
+    expect((await rejectionOf(h.source.writeInternalComment({ ticketKey: 'SUP-1042', idempotencyKey: 'aoc:SUP-1042:public-copy', body: 'New.', replace: true }))).code).toBe('TICKET_SOURCE.READBACK_MISMATCH');
+  });
+
   it('keeps the latest 200 comments and truncates an oversized description', async () => {
     h = await harness({ maxResults: 100 });
     const comments = Array.from({ length: 205 }, (_, i) => ({ author: reporter, body: `comment ${i}`, created: new Date(Date.parse('2026-11-21T00:00:00Z') + i * 60000).toISOString() }));

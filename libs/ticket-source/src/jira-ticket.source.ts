@@ -1,7 +1,7 @@
 import { FrozenTicketV1, TicketKey } from '@aoc/contracts';
 import { AocError, isRetryable } from '@aoc/errors';
 import type { z } from 'zod';
-import { idempotencyMarkerOf, prepareInternalComment, verifyReadBack, type PreparedInternalComment } from './internal-comment.policy';
+import { idempotencyMarkerOf, normaliseCommentBody, prepareInternalComment, verifyReadBack, type PreparedInternalComment } from './internal-comment.policy';
 import { JiraHttpClient, type JiraHttpOptions } from './jira-http.client';
 import {
   frozenTicketOf,
@@ -83,6 +83,7 @@ export class JiraTicketSource implements TicketSource {
     for (let attempt = 1; ; attempt++) {
       // Looked up before every POST: a POST that failed ambiguously (5xx, timeout) may have written.
       const existing = this.findWritten(await this.listComments(prepared.ticketKey), prepared.idempotencyKey);
+      if (existing && prepared.replace && normaliseCommentBody(existing.body ?? '') !== normaliseCommentBody(prepared.storedBody)) return this.updateInPlace(prepared, existing);
       if (existing) return this.readBack(prepared, existing.id, posted);
       let id: string;
       try {
@@ -121,6 +122,20 @@ export class JiraTicketSource implements TicketSource {
     );
   }
 
+  /** PUT the new body into the same internal comment (never a public one), then read it back. */
+  private async updateInPlace(prepared: PreparedInternalComment, existing: JiraComment): Promise<WriteInternalCommentResult> {
+    if (!(hasInternalProperty(existing) && visibilityOf(existing) === 'internal')) {
+      throw ticketSourceError('TICKET_SOURCE.READBACK_MISMATCH', `ticket ${prepared.ticketKey}: comment ${existing.id} of this idempotency key is not internal; refusing to edit it`, {
+        ticketKey: prepared.ticketKey,
+        commentId: existing.id,
+      });
+    }
+    const path = `${this.issuePath(prepared.ticketKey)}/comment/${encodeURIComponent(existing.id)}`;
+    // Idempotent: the same PUT again leaves the same body.
+    await this.http.json({ method: 'PUT', path, body: this.commentRequest(prepared), retryAmbiguous: true });
+    return { ...(await this.readBack(prepared, existing.id, true)), created: false, updated: true };
+  }
+
   private async readBack(prepared: PreparedInternalComment, id: string, created: boolean): Promise<WriteInternalCommentResult> {
     const path = `${this.issuePath(prepared.ticketKey)}/comment/${encodeURIComponent(id)}`;
     const raw = this.parse(
@@ -134,7 +149,7 @@ export class JiraTicketSource implements TicketSource {
     const visibility = hasInternalProperty(raw) && visibilityOf(raw) === 'internal' ? 'internal' : 'public';
     const storedIdempotencyKey = idempotencyPropertyOf(raw) ?? idempotencyMarkerOf(raw.body ?? '');
     verifyReadBack(prepared, { comment: { ...comment, visibility }, storedIdempotencyKey }, created);
-    return { commentId: comment.id, created, readBack: comment };
+    return { commentId: comment.id, created, updated: false, readBack: comment };
   }
 
   private async listComments(ticketKey: string): Promise<JiraComment[]> {

@@ -50,6 +50,19 @@ describe('JsonFileTicketSource', () => {
     expect((await rejectionOf(source.readTimeline('SUP-9'))).code).toBe('TICKET_SOURCE.NOT_FOUND');
   });
 
+  it('with replace, updates the same written comment in place (id and creation time kept, edit time set)', async () => {
+    const key = { ticketKey: 'SUP-1042', idempotencyKey: 'aoc:SUP-1042:final-response' };
+    const first = await source.writeInternalComment({ ...key, body: 'Version 1.', replace: true });
+    const later = new JsonFileTicketSource({ directory: dir, now: () => new Date('2026-11-22T09:00:00.000Z') });
+    const second = await later.writeInternalComment({ ...key, body: 'Version 2.', replace: true });
+    expect(second).toMatchObject({ commentId: first.commentId, created: false, updated: true });
+    expect(second.readBack.body).toContain('Version 2.');
+    expect(second.readBack.createdAt).toBe(first.readBack.createdAt);
+    const timeline = await later.readTimeline('SUP-1042');
+    expect(timeline.comments.filter((c) => c.id === first.commentId)).toEqual([expect.objectContaining({ updatedAt: '2026-11-22T09:00:00.000Z' })]);
+    expect(await later.writeInternalComment({ ...key, body: 'Version 2.', replace: true })).toMatchObject({ updated: false, created: false });
+  });
+
   it('fails with a permanent NOT_FOUND for a missing ticket', async () => {
     const error = await rejectionOf(source.readTicket('SUP-9'));
     expect(error.code).toBe('TICKET_SOURCE.NOT_FOUND');

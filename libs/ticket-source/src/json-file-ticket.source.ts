@@ -3,7 +3,7 @@ import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FrozenTicketV1, TicketCommentV1, TicketKey } from '@aoc/contracts';
 import { z } from 'zod';
-import { IdempotencyKey, prepareInternalComment, verifyReadBack, type PreparedInternalComment } from './internal-comment.policy';
+import { IdempotencyKey, normaliseCommentBody, prepareInternalComment, verifyReadBack, type PreparedInternalComment } from './internal-comment.policy';
 import { latestComments, latestTimelineComments } from './ticket-limits';
 import { ticketSourceError } from './ticket-source.errors';
 import type { SourceTimeline, TicketSource, WriteInternalCommentInput, WriteInternalCommentResult } from './ticket-source.port';
@@ -19,7 +19,7 @@ export interface JsonFileTicketSourceOptions {
 const EditedAt = z.object({ id: z.string(), updatedAt: z.iso.datetime({ offset: true }).optional() });
 
 /** One written comment with the idempotency key it was written for. */
-const StoredComment = z.object({ idempotencyKey: IdempotencyKey, comment: TicketCommentV1 });
+const StoredComment = z.object({ idempotencyKey: IdempotencyKey, comment: TicketCommentV1, updatedAt: z.iso.datetime({ offset: true }).optional() });
 type StoredComment = z.infer<typeof StoredComment>;
 
 /** `<KEY>.comments.json`: the comments this adapter wrote, in write order. */
@@ -66,7 +66,9 @@ export class JsonFileTicketSource implements TicketSource {
       const parsed = EditedAt.safeParse(c);
       if (parsed.success && parsed.data.updatedAt) edits.set(parsed.data.id, parsed.data.updatedAt);
     }
-    const written = (await this.readCommentsFile(ticket.key)).comments.map((c) => c.comment);
+    const stored = (await this.readCommentsFile(ticket.key)).comments;
+    for (const s of stored) if (s.updatedAt) edits.set(s.comment.id, s.updatedAt);
+    const written = stored.map((c) => c.comment);
     const known = new Set(ticket.comments.map((c) => c.id));
     const all = [...ticket.comments, ...written.filter((c) => !known.has(c.id))].map((c) => ({ ...c, updatedAt: edits.get(c.id) ?? c.createdAt }));
     return { ticketKey: ticket.key, ...latestTimelineComments(all) };
@@ -79,9 +81,16 @@ export class JsonFileTicketSource implements TicketSource {
       const file = await this.readCommentsFile(prepared.ticketKey);
       let entry = file.comments.find((c) => c.idempotencyKey === prepared.idempotencyKey);
       const created = entry === undefined;
+      let updated = false;
       if (!entry) {
         entry = this.newEntry(prepared);
         await this.replaceCommentsFile(prepared.ticketKey, { ...file, comments: [...file.comments, entry] });
+      } else if (prepared.replace && normaliseCommentBody(entry.comment.body) !== normaliseCommentBody(prepared.storedBody)) {
+        // The same comment (id, creation time) with the new body: an edit in place.
+        const edited: StoredComment = { ...entry, comment: { ...entry.comment, body: prepared.storedBody }, updatedAt: this.now().toISOString() };
+        await this.replaceCommentsFile(prepared.ticketKey, { ...file, comments: file.comments.map((c) => (c === entry ? edited : c)) });
+        entry = edited;
+        updated = true;
       }
       const readBack = (await this.readCommentsFile(prepared.ticketKey)).comments.find((c) => c.idempotencyKey === prepared.idempotencyKey);
       if (!readBack) {
@@ -90,8 +99,8 @@ export class JsonFileTicketSource implements TicketSource {
           commentId: entry.comment.id,
         });
       }
-      verifyReadBack(prepared, { comment: readBack.comment, storedIdempotencyKey: readBack.idempotencyKey }, created);
-      return { commentId: readBack.comment.id, created, readBack: readBack.comment };
+      verifyReadBack(prepared, { comment: readBack.comment, storedIdempotencyKey: readBack.idempotencyKey }, created || updated);
+      return { commentId: readBack.comment.id, created, updated, readBack: readBack.comment };
     });
   }
 

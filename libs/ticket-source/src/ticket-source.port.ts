@@ -8,6 +8,11 @@ export interface WriteInternalCommentInput {
   idempotencyKey: string;
   /** Comment text without the idempotency marker (the adapter appends it). */
   body: string;
+  /**
+   * When the comment of this key exists with another body: update that same internal comment in
+   * place (same id) and read it back. Without it the existing comment is returned untouched.
+   */
+  replace?: boolean;
 }
 
 /** A comment as the source holds it now, with its last edit time. */
@@ -27,6 +32,8 @@ export interface WriteInternalCommentResult {
   commentId: string;
   /** False when a comment with this idempotency key already existed and nothing was written. */
   created: boolean;
+  /** True when the existing comment was updated in place (`replace`). */
+  updated: boolean;
   /** The comment as read back from the source after the write (or lookup), already verified. */
   readBack: TicketCommentV1;
 }

@@ -34,7 +34,7 @@ describe('aoc CLI', () => {
       const result = JSON.parse(first.stdout) as { ticketKey: string; runId: string; customerReplyMarkdown: string; writeBack: { status: string } };
       expect(result.writeBack.status).toBe('written');
       const ticket = await new JsonFileTicketSource({ directory: dir }).readTicket(result.ticketKey);
-      const ours = ticket.comments.filter((c) => c.body.includes(`aoc:${result.runId}:final-response`));
+      const ours = ticket.comments.filter((c) => c.body.includes(`aoc:${result.ticketKey}:final-response`));
       expect(ours).toHaveLength(1);
       expect(ours[0]).toMatchObject({ visibility: 'internal', authorRole: 'bot' });
       expect(ours[0].body).toContain(result.customerReplyMarkdown.split('\n')[0]);

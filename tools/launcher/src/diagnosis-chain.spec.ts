@@ -60,39 +60,55 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     return router.get(TicketIntakeService);
   };
 
+  /** What publish-read must name: the run's issue and the answer version the caller reviewed. */
+  const reviewed = (runId: string, summary: { ticketKey: string; answerFingerprint: string }) => ({ runId, ticketKey: summary.ticketKey, answerFingerprint: summary.answerFingerprint });
+  const botOn = (key: string) => jira.comments(key).filter((c) => c.author?.accountId === 'aoc-bot');
+
   it('mode=write reads the ticket from Jira and writes exactly one internal comment, read back and verified', async () => {
     const { ticket, cutoff } = latency();
     const { accepted, summary } = await runExample(platform, { ticketKey: ticket.key, mode: 'write', trigger: 'replay', cutoff } as ExampleRequest, 90000);
     expect(summary.customerReplyMarkdown).toContain('tidb-prod-7f3a');
     // The write follows publication (from the stored answer); wait for the run to record it.
     const state = await waitForWriteBack(platform, accepted.runId);
-    expect(state).toMatchObject({ status: 'written', idempotencyKey: writeBackKey(accepted.runId) });
+    expect(state).toMatchObject({ status: 'written', idempotencyKey: writeBackKey(ticket.key) });
     const comments = jira.comments(ticket.key).filter((c) => c.author?.accountId === 'aoc-bot');
     expect(comments).toHaveLength(1);
     expect(comments[0].id).toBe(state?.commentId);
     expect(comments[0].properties).toEqual(expect.arrayContaining([{ key: 'sd.public.comment', value: { internal: true } }]));
     expect(comments[0].body).toContain(summary.customerReplyMarkdown.split('\n')[0]);
-    expect(comments[0].body).toContain(writeBackKey(accepted.runId));
+    expect(comments[0].body).toContain(writeBackKey(ticket.key));
     // publish-read of the same run finds that comment and writes nothing.
-    const again = await intake().publishRead({ runId: accepted.runId });
+    const again = await intake().publishRead(reviewed(accepted.runId, summary));
     expect(again.writeBack).toMatchObject({ status: 'written', commentId: comments[0].id });
     expect(jira.comments(ticket.key).filter((c) => c.author?.accountId === 'aoc-bot')).toHaveLength(1);
+    // A repeated mode=write on the ticket updates that same internal comment in place.
+    const { accepted: second } = await runExample(platform, { ticketKey: ticket.key, mode: 'write', trigger: 'replay', cutoff } as ExampleRequest, 90000);
+    expect(await waitForWriteBack(platform, second.runId)).toMatchObject({ status: 'updated', commentId: comments[0].id, idempotencyKey: writeBackKey(ticket.key) });
+    const after = botOn(ticket.key);
+    expect(after).toHaveLength(1);
+    expect(after[0].body).toContain(`run ${second.runId}`);
+    expect(after[0].properties).toEqual(expect.arrayContaining([{ key: 'sd.public.comment', value: { internal: true } }]));
   }, 120000);
 
   it('publish-read writes the answer of a read-mode run once, and refuses runs that have not published', async () => {
-    const { accepted } = await runExample(platform, latency(), 90000);
-    const before = jira.comments('SUP-1042').length;
-    const first = await intake().publishRead({ runId: accepted.runId });
-    expect(first.writeBack.status).toBe('written');
-    expect((await intake().publishRead({ runId: accepted.runId })).writeBack).toEqual(first.writeBack);
-    expect(jira.comments('SUP-1042')).toHaveLength(before + 1);
-    // Two publish-reads at once: one writes, the other is told the write is in progress; one comment.
-    const { accepted: other } = await runExample(platform, latency(), 90000);
-    const both = await Promise.allSettled([intake().publishRead({ runId: other.runId }), intake().publishRead({ runId: other.runId })]);
+    const { accepted, summary } = await runExample(platform, latency(), 90000);
+    const before = botOn('SUP-1042').length;
+    const first = await intake().publishRead(reviewed(accepted.runId, summary));
+    // The ticket's one comment of this job: written now, or (after an earlier run) updated in place.
+    expect(['written', 'updated']).toContain(first.writeBack.status);
+    expect((await intake().publishRead(reviewed(accepted.runId, summary))).writeBack).toEqual(first.writeBack);
+    expect(botOn('SUP-1042')).toHaveLength(Math.max(before, 1));
+    expect(botOn('SUP-1042').find((c) => c.id === first.writeBack.commentId)?.body).toContain(`run ${accepted.runId}`);
+    // A caller naming another issue or answer version writes nothing.
+    await expect(intake().publishRead({ ...reviewed(accepted.runId, summary), ticketKey: 'SUP-9999' })).rejects.toMatchObject({ code: 'INTAKE.RUN_MISMATCH' });
+    await expect(intake().publishRead({ ...reviewed(accepted.runId, summary), answerFingerprint: 'f'.repeat(64) })).rejects.toMatchObject({ code: 'INTAKE.RUN_MISMATCH' });
+    // Two publish-reads at once: one writes, the other is told the write is in progress; still one comment.
+    const { accepted: other, summary: otherSummary } = await runExample(platform, latency(), 90000);
+    const both = await Promise.allSettled([intake().publishRead(reviewed(other.runId, otherSummary)), intake().publishRead(reviewed(other.runId, otherSummary))]);
     expect(both.filter((r) => r.status === 'fulfilled')).not.toHaveLength(0);
     for (const r of both) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'INTAKE.WRITE_IN_PROGRESS' });
-    expect(jira.comments('SUP-1042').filter((c) => c.body.includes(writeBackKey(other.runId)))).toHaveLength(1);
-    await expect(intake().publishRead({ runId: 'run-does-not-exist' })).rejects.toMatchObject({ code: 'INTAKE.RUN_NOT_FOUND' });
+    expect(botOn('SUP-1042').filter((c) => c.body.includes(writeBackKey('SUP-1042')))).toHaveLength(1);
+    await expect(intake().publishRead({ runId: 'run-does-not-exist', ticketKey: 'SUP-1042', answerFingerprint: 'a'.repeat(64) })).rejects.toMatchObject({ code: 'INTAKE.RUN_NOT_FOUND' });
   }, 120000);
 
   it('serves analyze and publish-read over HTTP with the field or code named in every refusal', async () => {
@@ -105,12 +121,14 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: 'INTAKE.REQUEST_INVALID', issues: expect.arrayContaining([expect.objectContaining({ field: 'ticket.title' })]) });
     expect((await post('analyze', { ...latency(), ticket: { ...latency().ticket, createdAt: '2999-01-01T00:00:00Z' } })).body).toMatchObject({ code: 'INTAKE.TICKET_TIME_INVALID' });
-    expect(await post('publish-read', { runId: 'run-nope' })).toMatchObject({ status: 404, body: { code: 'INTAKE.RUN_NOT_FOUND' } });
+    expect(await post('publish-read', { runId: 'run-nope', ticketKey: 'SUP-1042', answerFingerprint: 'a'.repeat(64) })).toMatchObject({ status: 404, body: { code: 'INTAKE.RUN_NOT_FOUND' } });
+    expect(await post('publish-read', { runId: 'run-nope' })).toMatchObject({ status: 400, body: { code: 'INTAKE.REQUEST_INVALID' } });
     const accepted = await post('analyze', latency());
     expect(accepted.status).toBe(202);
-    await waitForRun(platform, String(accepted.body['runId']), 'published');
-    const written = await post('publish-read', { runId: accepted.body['runId'] });
-    expect(written).toMatchObject({ status: 200, body: { writeBack: { status: 'written' } } });
+    const run = await waitForRun(platform, String(accepted.body['runId']), 'published');
+    const written = await post('publish-read', reviewed(run.runId, run));
+    expect(written.status).toBe(200);
+    expect(['written', 'updated']).toContain((written.body['writeBack'] as { status: string }).status);
   }, 120000);
 
   it('asks the customer for the target when the ticket names none, and plans no query', async () => {

@@ -25,7 +25,11 @@ export const AnalyzeTicketRequest = z
   .refine((r) => r.ticket !== undefined || r.ticketKey !== undefined, { message: 'give either ticket or ticketKey', path: ['ticket'] });
 export type AnalyzeTicketRequest = z.input<typeof AnalyzeTicketRequest>;
 
-export const PublishReadRequest = z.object({ runId: z.string().min(1).max(128) });
+export const PublishReadRequest = z.object({
+  runId: z.string().min(1).max(128),
+  ticketKey: TicketKey.describe('The issue the caller means to write to; must be the run\'s'),
+  answerFingerprint: z.string().regex(/^[a-f0-9]{64}$/).describe('The answer version the caller reviewed; must be the run\'s'),
+});
 export type PublishReadRequest = z.input<typeof PublishReadRequest>;
 
 export interface PublishReadResult {
@@ -104,9 +108,9 @@ export class TicketIntakeService {
 
   /** Writes a published read-mode answer back to its ticket as the one internal comment of its run. */
   async publishRead(input: PublishReadRequest): Promise<PublishReadResult> {
-    const { runId } = PublishReadRequest.parse(input);
+    const { runId, ticketKey, answerFingerprint } = PublishReadRequest.parse(input);
     if (!this.writeBack) throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'no ticket source is configured (AOC_TICKET_SOURCE); nothing can be written back');
-    const done = await this.writeBack.writeRun(runId, 'publish-read');
+    const done = await this.writeBack.writeRun(runId, 'publish-read', { ticketKey, answerFingerprint });
     if (!done) throw new PermanentError('INTAKE.RUN_NOT_FOUND', `no run ${runId.slice(0, 128)}`);
     if (done.state.status === 'failed') throw new PermanentError(done.state.errorCode ?? 'TICKET_SOURCE.WRITE_FAILED', `writing the internal comment for run ${runId} failed`);
     return { runId: done.run.runId, ticketKey: done.run.ticketKey, writeBack: done.state };

@@ -81,7 +81,8 @@ export interface PublishedAnswer {
 
 export interface WriteBackState {
   /** `writing`: claimed by a publish-read in progress (stale after two minutes). */
-  status: 'written' | 'already_written' | 'writing' | 'failed' | 'skipped';
+  /** `updated`: the ticket's comment of this job existed (an earlier run) and was updated in place. */
+  status: 'written' | 'updated' | 'already_written' | 'writing' | 'failed' | 'skipped';
   idempotencyKey: string;
   commentId: string | null;
   errorCode: string | null;
