@@ -106,6 +106,12 @@ describe('reporter role: bus subscriptions and HTTP reports', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(answers[0]).toMatchObject({ verdict: 'not_compared', abstentionCode: 'JUDGE.NEEDS_MODEL' });
+    // Every evaluation of the version is listed, and the ticket's timeline with what the AI saw.
+    expect(answers[0].evaluations?.map((e) => [e.evaluationId, e.verdict])).toEqual([
+      ['e1', 'equivalent'],
+      ['e2', 'not_compared'],
+    ]);
+    expect(await reader.ticketTimeline('SUP-1')).toEqual([expect.objectContaining({ commentId: 'c1', authorRole: 'support', visibility: 'internal', visibleToAi: false, isFeedback: true })]);
 
   }, 60000);
 

@@ -1,3 +1,4 @@
+import { ReporterEvaluationRevisions1765200000000 } from './migrations/1765200000000-reporter-evaluation-revisions.migration';
 import { ReporterToolCalls1765100000000 } from './migrations/1765100000000-reporter-tool-calls.migration';
 import { ReporterAbstentionCode1765000000000 } from './migrations/1765000000000-reporter-abstention-code.migration';
 import { DATA_SOURCE, RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
@@ -21,7 +22,7 @@ import { RunSummaryQuery } from './run-summary/run-summary.query';
 @Module({})
 export class ReporterModule {}
 
-export const REPORTER_MIGRATIONS = [ReporterInit1764400000000, ReporterReadModels1764500000000, ReporterAbstentionCode1765000000000, ReporterToolCalls1765100000000];
+export const REPORTER_MIGRATIONS = [ReporterInit1764400000000, ReporterReadModels1764500000000, ReporterAbstentionCode1765000000000, ReporterToolCalls1765100000000, ReporterEvaluationRevisions1765200000000];
 
 export const reporterDefinition: ServiceDefinition = {
   role: 'reporter',

@@ -103,6 +103,14 @@ export class ReportedEvaluationEntity {
   @Column({ name: 'abstention_code', type: 'text', nullable: true })
   abstentionCode!: string | null;
 
+  /** 1, 2, ... per answer version: a later human answer re-judged it. */
+  @Column({ type: 'int', default: 1 })
+  revision!: number;
+
+  /** The human comments the Judge selected as the human answer, in order. */
+  @Column({ name: 'target_comment_ids', type: 'jsonb', default: () => "'[]'" })
+  targetCommentIds!: string[];
+
   @Column({ name: 'ai_gaps', type: 'jsonb' })
   aiGaps!: string[];
 

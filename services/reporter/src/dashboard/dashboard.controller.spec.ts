@@ -18,6 +18,7 @@ describe('DashboardController (HTTP)', () => {
     weekly: jest.fn(async () => weeklyReportFixture()),
     providerHealth: jest.fn(async () => providerHealthFixture()),
     answerVersions: jest.fn(async () => [answerVersionFixture()]),
+    ticketTimeline: jest.fn(async () => []),
   } satisfies ReportsReader;
   const queries: { sql: string; params: unknown[] }[] = [];
   const dataSource = {

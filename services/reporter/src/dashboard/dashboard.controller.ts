@@ -57,7 +57,7 @@ export class DashboardController {
   @HtmlPage()
   async ticket(@Param('ticketKey') ticketKeyParam: string): Promise<string> {
     const ticketKey = parseTicketKey(ticketKeyParam);
-    return renderTicket(ticketKey, await this.reports.answerVersions(ticketKey));
+    return renderTicket(ticketKey, await this.reports.answerVersions(ticketKey), await this.reports.ticketTimeline(ticketKey));
   }
 
   @Get('reports/daily')

@@ -29,6 +29,28 @@ describe('renderTicket', () => {
     expect(page).toContain('<code class="abstention" title="why the judge did not compare">JUDGE.NEEDS_MODEL</code>');
   });
 
+  it('shows every evaluation revision with the selected human comments, and the timeline with roles, visibility and what the AI saw', () => {
+    const version = answerVersionFixture({
+      evaluations: [
+        { evaluationId: 'e1', revision: 1, verdict: 'not_compared', abstentionCode: 'JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE', judgedAt: '2026-11-20T04:00:00.000Z', humanCommentIds: [] },
+        { evaluationId: 'e2', revision: 2, verdict: 'human_better', abstentionCode: null, judgedAt: '2026-11-20T05:00:00.000Z', humanCommentIds: ['c-3'] },
+      ],
+    });
+    const timeline = [
+      { commentId: 'c-1', authorRole: 'customer', visibility: 'public', visibleToAi: true, isFeedback: false, createdAt: '2026-11-20T03:00:00.000Z', updatedAt: '2026-11-20T03:00:00.000Z', body: HOSTILE },
+      { commentId: 'c-3', authorRole: 'support', visibility: 'public', visibleToAi: false, isFeedback: false, createdAt: '2026-11-20T04:30:00.000Z', updatedAt: '2026-11-20T04:40:00.000Z', body: 'The index is missing.' },
+      { commentId: 'c-9', authorRole: 'support', visibility: 'internal', visibleToAi: false, isFeedback: true, createdAt: '2026-11-20T06:00:00.000Z', updatedAt: '2026-11-20T06:00:00.000Z', body: '/ao revise: index' },
+    ];
+    const page = renderTicket('SUP-1042', [version], timeline);
+    expect(page).toContain('<code>JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE</code>');
+    expect(page).toContain('<a class="mono" href="#comment-c-3">c-3</a>');
+    expect(page).toContain('<tr id="comment-c-3">');
+    expect(page).toMatch(/<td>support<\/td><td>internal<\/td><td>no<\/td>/);
+    expect(page).toMatch(/<td>customer<\/td><td>public<\/td><td>yes<\/td>/);
+    expect(page).not.toMatch(/<script/i);
+    expect(renderTicket('SUP-1042', [answerVersionFixture()])).toContain('No timeline has been received for this ticket.');
+  });
+
   it('marks inherited /ao feedback', () => {
     const page = renderTicket('SUP-1042', [v1, v2]);
     expect(page).toContain('<span class="badge tone-bad">wrong</span></td><td>missed the index</td><td>this version</td>');

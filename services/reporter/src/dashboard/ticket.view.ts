@@ -1,9 +1,27 @@
-import type { AnswerVersionView } from '../reports/report.types';
+import type { AnswerVersionView, EvaluationRevisionView, TimelineCommentView } from '../reports/report.types';
 import { badge, decisionBadge, evidenceBadge, renderPage, shanghaiTime, verdictBadge } from './layout.view';
 import { renderMarkdown } from './minimal-markdown';
 import { href, html, type SafeHtml } from './safe-html';
 
-export function renderTicket(ticketKey: string, versions: readonly AnswerVersionView[]): string {
+/** Every evaluation revision of a version, with the human comments the Judge selected. */
+function evaluationsOf(evaluations: readonly EvaluationRevisionView[]): SafeHtml {
+  if (evaluations.length === 0) return html`<p class="empty">Not evaluated yet.</p>`;
+  return html`<table class="evaluations"><thead><tr><th>Revision</th><th>Judged</th><th>Verdict</th><th>Human answer (comments)</th></tr></thead><tbody>${evaluations.map(
+    (e) => html`<tr><td>${e.revision}</td><td>${shanghaiTime(e.judgedAt)}</td><td>${verdictBadge(e.verdict)}${e.abstentionCode ? html` <code>${e.abstentionCode}</code>` : ''}</td><td>${
+      e.humanCommentIds.length === 0 ? html`<span class="empty">none</span>` : e.humanCommentIds.map((id) => html`<a class="mono" href="#comment-${id}">${id}</a> `)
+    }</td></tr>`,
+  )}</tbody></table>`;
+}
+
+/** The ticket's timeline as the Judge reads it: role, visibility, whether the AI saw it. */
+function timelineOf(timeline: readonly TimelineCommentView[]): SafeHtml {
+  if (timeline.length === 0) return html`<p class="empty">No timeline has been received for this ticket.</p>`;
+  return html`<table class="timeline"><thead><tr><th>Comment</th><th>Created</th><th>Edited</th><th>Role</th><th>Visibility</th><th>Seen by the AI</th><th>Text</th></tr></thead><tbody>${timeline.map(
+    (c) => html`<tr id="comment-${c.commentId}"><td class="mono">${c.commentId}${c.isFeedback ? html` ${badge('/ao', 'muted')}` : ''}</td><td>${shanghaiTime(c.createdAt)}</td><td>${c.updatedAt !== c.createdAt ? shanghaiTime(c.updatedAt) : ''}</td><td>${c.authorRole}</td><td>${c.visibility}</td><td>${c.visibleToAi ? 'yes' : 'no'}</td><td>${c.body.length > 300 ? `${c.body.slice(0, 299)}…` : c.body}</td></tr>`,
+  )}</tbody></table>`;
+}
+
+export function renderTicket(ticketKey: string, versions: readonly AnswerVersionView[], timeline: readonly TimelineCommentView[] = []): string {
   // Numbered in publication order, shown newest first.
   const numbered = [...versions].sort((a, b) => a.publishedAt.localeCompare(b.publishedAt)).map((v, i) => ({ v, n: i + 1 }));
   const cards = numbered.reverse().map(
@@ -20,6 +38,8 @@ ${v.quality ? html`<dt>Quality</dt><dd>${qualityOf(v.quality)}</dd>` : ''}
 ${v.counted !== undefined ? html`<dt>In reports</dt><dd>${v.counted ? 'counted' : html`not counted (trigger ${v.trigger})`}</dd>` : ''}
 ${v.humanReplyAt ? html`<dt>Human reply</dt><dd>${shanghaiTime(v.humanReplyAt)}</dd>` : ''}
 </dl>
+<h3 class="spaced">Evaluations</h3>
+${evaluationsOf(v.evaluations ?? [])}
 <h3 class="spaced">/ao feedback</h3>
 ${
   v.feedback.length === 0
@@ -41,7 +61,8 @@ ${
   );
   const body = html`<h1>Ticket ${ticketKey}</h1>
 <p class="sub">${versions.length} answer version${versions.length === 1 ? '' : 's'}, newest first; feedback is bound to the version it was given on.</p>
-${versions.length === 0 ? html`<p class="empty">No answer has been published for this ticket.</p>` : cards}`;
+${versions.length === 0 ? html`<p class="empty">No answer has been published for this ticket.</p>` : cards}
+<section class="card" aria-labelledby="timeline"><h3 id="timeline">Timeline</h3>${timelineOf(timeline)}</section>`;
   return renderPage({ title: `Ticket ${ticketKey}`, section: null, body });
 }
 

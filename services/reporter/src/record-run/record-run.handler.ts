@@ -58,8 +58,8 @@ export class RecordRunHandler {
     await this.answers.lockTicket(m, evaluation.ticketKey);
     const inserted: unknown[] = await m.query(
       `INSERT INTO ${this.t.evaluations}
-         ("evaluation_id", "run_id", "verdict", "verdict_reason", "ai_gaps", "judged_at", "ticket_key", "answer_fingerprint", "judge_engine", "abstention_code")
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $7, $8, $9, $10)
+         ("evaluation_id", "run_id", "verdict", "verdict_reason", "ai_gaps", "judged_at", "ticket_key", "answer_fingerprint", "judge_engine", "abstention_code", "revision", "target_comment_ids")
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $7, $8, $9, $10, $11, $12::jsonb)
        ON CONFLICT ("evaluation_id") DO NOTHING
        RETURNING "evaluation_id"`,
       [
@@ -73,6 +73,8 @@ export class RecordRunHandler {
         evaluation.answerFingerprint,
         evaluation.judgeEngine,
         evaluation.abstentionCode,
+        evaluation.revision,
+        JSON.stringify(evaluation.targetHumanCommentIds),
       ],
     );
     if (inserted.length > 0) await this.answers.refresh(m, evaluation.ticketKey);

@@ -106,6 +106,29 @@ export interface WeeklyReport extends QualityReport {
   provider5xx: Weekly5xxRow[];
 }
 
+/** One evaluation of an answer version (a later human answer adds a revision). */
+export interface EvaluationRevisionView {
+  evaluationId: string;
+  revision: number;
+  verdict: Verdict;
+  abstentionCode: string | null;
+  judgedAt: string;
+  /** The human comments the Judge selected as the human answer. */
+  humanCommentIds: string[];
+}
+
+/** A comment of the ticket's latest timeline, as the Judge saw it. */
+export interface TimelineCommentView {
+  commentId: string;
+  authorRole: string;
+  visibility: string;
+  visibleToAi: boolean;
+  isFeedback: boolean;
+  createdAt: string;
+  updatedAt: string;
+  body: string;
+}
+
 export interface AnswerVersionView {
   runId: string;
   ticketKey: string;
@@ -119,6 +142,8 @@ export interface AnswerVersionView {
   verdictReason: string | null;
   /** Why the Judge did not compare (JUDGE.* code), when the verdict is not_compared. */
   abstentionCode?: string | null;
+  /** Every evaluation of this answer version, oldest first. */
+  evaluations?: EvaluationRevisionView[];
   feedback: {
     commentId: string;
     action: string;
@@ -149,6 +174,8 @@ export interface ReportsReader {
   weekly(weekStart: ShanghaiDate): Promise<WeeklyReport>;
   providerHealth(from: ShanghaiDate, to: ShanghaiDate): Promise<ProviderDayHealth[]>;
   answerVersions(ticketKey: string): Promise<AnswerVersionView[]>;
+  /** The ticket's latest timeline (roles, visibility, visibleToAi), oldest first. */
+  ticketTimeline(ticketKey: string): Promise<TimelineCommentView[]>;
 }
 
 export const REPORTS_READER = Symbol('REPORTS_READER');

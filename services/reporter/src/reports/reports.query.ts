@@ -5,12 +5,14 @@ import { dailyParams, healthParams, InvalidReportParamError, periodOf, weeklyPar
 import type {
   AnchorKind,
   AnswerVersionView,
+  EvaluationRevisionView,
   GapCount,
   ProviderDayHealth,
   ProviderDayOverall,
   QualityReport,
   ReportsReader,
   RuntimeSignalRow,
+  TimelineCommentView,
   ShanghaiDate,
   VerdictCount,
   Weekly5xxRow,
@@ -164,6 +166,17 @@ export class SqlReportsReader implements ReportsReader {
     const parsed = TicketKey.safeParse(ticketKey);
     if (!parsed.success) throw new InvalidReportParamError('ticketKey', parsed.error.issues[0]?.message ?? 'is invalid');
     return this.snapshot((m) => this.answers(m, parsed.data));
+  }
+
+  async ticketTimeline(ticketKey: string): Promise<TimelineCommentView[]> {
+    const parsed = TicketKey.safeParse(ticketKey);
+    if (!parsed.success) throw new InvalidReportParamError('ticketKey', parsed.error.issues[0]?.message ?? 'is invalid');
+    const rows: { comment_id: string; author_role: string; visibility: string; visible_to_ai: boolean; is_feedback: boolean; created_at: Date; updated_at: Date; body: string }[] = await this.dataSource.query(
+      `SELECT "comment_id", "author_role", "visibility", "visible_to_ai", "is_feedback", "created_at", "updated_at", "body"
+         FROM ${this.t.comments} WHERE "ticket_key" = $1 ORDER BY "position"`,
+      [parsed.data],
+    );
+    return rows.map((r) => ({ commentId: r.comment_id, authorRole: r.author_role, visibility: r.visibility, visibleToAi: r.visible_to_ai, isFeedback: r.is_feedback, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString(), body: r.body }));
   }
 
   private snapshot<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
@@ -410,6 +423,15 @@ export class SqlReportsReader implements ReportsReader {
         ORDER BY b."comment_created_at", f."comment_id" COLLATE "C"`,
       [ticketKey],
     );
+    const evaluations: { evaluation_id: string; revision: number; verdict: Verdict; abstention_code: string | null; judged_at: Date; target_comment_ids: string[]; answer_fingerprint: string }[] = await m.query(
+      `SELECT "evaluation_id", "revision", "verdict", "abstention_code", "judged_at", "target_comment_ids", "answer_fingerprint"
+         FROM ${t.evaluations} WHERE "ticket_key" = $1 ORDER BY "judged_at", "revision", "evaluation_id" COLLATE "C"`,
+      [ticketKey],
+    );
+    const revisionsOf = (fingerprint: string): EvaluationRevisionView[] =>
+      evaluations
+        .filter((e) => e.answer_fingerprint === fingerprint)
+        .map((e) => ({ evaluationId: e.evaluation_id, revision: e.revision, verdict: e.verdict, abstentionCode: e.abstention_code, judgedAt: e.judged_at.toISOString(), humanCommentIds: e.target_comment_ids ?? [] }));
     const feedbackByRun = new Map<string, AnswerVersionView['feedback']>();
     for (const f of feedback) {
       const list = feedbackByRun.get(f.run_id) ?? [];
@@ -438,6 +460,7 @@ export class SqlReportsReader implements ReportsReader {
       verdict: r.verdict,
       verdictReason: r.verdict_reason,
       abstentionCode: r.abstention_code,
+      evaluations: revisionsOf(r.answer_fingerprint),
       feedback: feedbackByRun.get(r.run_id) ?? [],
       mode: r.mode,
       counted: isCountedTrigger(r.trigger),
