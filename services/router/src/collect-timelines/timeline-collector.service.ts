@@ -104,7 +104,10 @@ export class TimelineCollector {
     const q = this.dataSource.manager.createQueryBuilder(TimelineWatchEntity, 'w').where('w.status = :status', { status: 'active' });
     if (request.ticketKeys) q.andWhere('w.ticketKey IN (:...keys)', { keys: request.ticketKeys.length > 0 ? request.ticketKeys : [''] });
     else if (!request.all) q.andWhere('w.nextPollAt <= :now', { now });
-    return q.orderBy('w.nextPollAt', 'ASC').addOrderBy('w.ticketKey', 'ASC').limit(request.limit).getMany();
+    // A backfill reads the least recently read first, so consecutive calls cover every ticket.
+    if (request.all || request.ticketKeys) q.orderBy('w.lastPolledAt', 'ASC', 'NULLS FIRST').addOrderBy('w.ticketKey', 'ASC');
+    else q.orderBy('w.nextPollAt', 'ASC').addOrderBy('w.ticketKey', 'ASC');
+    return q.limit(request.limit).getMany();
   }
 
   private async poll(source: TicketSource, watch: TimelineWatchEntity, now: Date): Promise<{ kind: 'published' | 'unchanged' | 'stopped' | 'failed'; pauseMs: number | null }> {

@@ -126,6 +126,22 @@ describe('timeline collector', () => {
     expect(await collector.collect({ all: true }, new Date(now.getTime() + 300_000))).toMatchObject({ stopped: 0 });
   });
 
+  it('consecutive backfill calls read the least recently read tickets first, so every ticket is covered', async () => {
+    const now = new Date(Date.now() + 400_000);
+    for (const key of ['SUP-3', 'SUP-4', 'SUP-5']) {
+      jira.addIssue({ key, summary: key, created: '2026-11-30T10:00:00.000Z', reporter: customer, comments: [] });
+      await published(`run-${key}`, key, new Date(now.getTime() - 60_000).toISOString());
+    }
+    const read = new Set<string>();
+    for (let i = 0; i < 2; i++) {
+      const before = (await dataSource.query(`SELECT "ticket_key", "last_polled_at" FROM "router"."timeline_watch" WHERE "status" = 'active'`)) as { ticket_key: string; last_polled_at: Date | null }[];
+      await collector.collect({ all: true, limit: 2 }, new Date(now.getTime() + i * 1000));
+      const after = (await dataSource.query(`SELECT "ticket_key", "last_polled_at" FROM "router"."timeline_watch" WHERE "status" = 'active'`)) as { ticket_key: string; last_polled_at: Date | null }[];
+      for (const row of after) if (String(row.last_polled_at) !== String(before.find((b) => b.ticket_key === row.ticket_key)?.last_polled_at)) read.add(row.ticket_key);
+    }
+    expect([...read].filter((k) => ['SUP-3', 'SUP-4', 'SUP-5'].includes(k)).sort()).toEqual(['SUP-3', 'SUP-4', 'SUP-5']);
+  });
+
   it('backfills over HTTP (at most 500) and names a bad field', async () => {
     const ok = await fetch(`${router.httpUrl}/v1/timelines/collect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 500, all: true }) });
     expect(ok.status).toBe(200);
