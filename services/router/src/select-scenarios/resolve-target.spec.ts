@@ -35,6 +35,38 @@ describe('resolveAgainstInventory', () => {
     expect(resolveAgainstInventory(text, inventories)).toMatchObject({ provider, target, problem: null });
   });
 
+  describe('Manus and Wetech inventories', () => {
+    const manus: ProviderInventory = { provider: 'manus', targets: [{ target: 'vida', aliases: [] }, { target: 'monica', aliases: [] }] };
+    const wetech: ProviderInventory = {
+      provider: 'wetech',
+      targets: [
+        { target: 'ap-southeast-1/shop-main', aliases: ['shop-main'] },
+        { target: 'eu-central-1/shop-main', aliases: ['shop-main'] },
+        { target: 'eu-central-1/ledger-7', aliases: ['ledger-7'] },
+      ],
+    };
+    const all = [prometheus, manus, wetech];
+
+    it('selects Manus for vida or monica', () => {
+      expect(resolveAgainstInventory('cluster vida has slow writes since 09:00', all)).toMatchObject({ provider: 'manus', target: 'vida', problem: null });
+      expect(resolveAgainstInventory('replication lag alert on cluster Monica', all)).toMatchObject({ provider: 'manus', target: 'monica' });
+    });
+
+    it('selects the Wetech region and canonical cluster; a same-named cluster in two regions needs the region', () => {
+      expect(resolveAgainstInventory('cluster ledger-7 is slow', all)).toMatchObject({ provider: 'wetech', target: 'eu-central-1/ledger-7', problem: null });
+      expect(resolveAgainstInventory('cluster shop-main in ap-southeast-1 times out', all)).toMatchObject({ provider: 'wetech', target: 'ap-southeast-1/shop-main', problem: null });
+      const ambiguous = resolveAgainstInventory('cluster shop-main times out', all);
+      expect(ambiguous).toMatchObject({ provider: 'none', target: null, candidates: ['ap-southeast-1/shop-main', 'eu-central-1/shop-main'] });
+      expect(ambiguous.problem).toMatch(/several targets/);
+    });
+
+    it('a region that contradicts the named cluster leaves the target empty and asks', () => {
+      const conflicting = resolveAgainstInventory('cluster ledger-7 in ap-southeast-1 is slow', all);
+      expect(conflicting).toMatchObject({ provider: 'none', target: null, candidates: ['eu-central-1/ledger-7'] });
+      expect(conflicting.problem).toMatch(/region ap-southeast-1.*served in eu-central-1/);
+    });
+  });
+
   it('one target named twice (a host and a keyword) is still one target', () => {
     expect(resolveAgainstInventory('cluster orders-prod (orders-prod.abc.eu-west-1.rds.amazonaws.com) is slow', inventories)).toMatchObject({ target: 'orders-prod' });
   });

@@ -86,10 +86,39 @@ export function resolveAgainstInventory(text: string, inventories: readonly Prov
       problem: none.tried.length > 0 ? `none of the names in the ticket (${list(none.tried)}) is a target our providers serve` : 'the ticket names no cluster',
     };
   }
+  // Region-scoped inventories (Wetech: `<region>/<cluster>`): a region the ticket names picks among
+  // same-named clusters, and a named region that contradicts the only match asks instead of guessing.
+  const regions = namedRegions(text, inventories);
+  if (targets.length > 1 && regions.length === 1) {
+    const inRegion = targets.filter((t) => regionOf(t) === regions[0]);
+    if (inRegion.length === 1) return resolved(matched.filter((e) => e.target === inRegion[0]), none.tried);
+  }
   if (targets.length > 1) {
     return { ...none, candidates: targets, problem: `the ticket names several targets (${list(targets)}) and does not say which one is affected` };
   }
+  const region = regionOf(targets[0]);
+  if (region !== null && regions.length > 0 && !regions.includes(region)) {
+    return { ...none, candidates: targets, problem: `the ticket names region ${list(regions)}, but the cluster it names is served in ${region} (${targets[0]})` };
+  }
+  return resolved(matched, none.tried);
+}
+
+/** The region of a `<region>/<cluster>` target of a region-scoped provider (not Clinic's org/cluster). */
+function regionOf(target: string): string | null {
+  const slash = target.indexOf('/');
+  const head = slash > 0 ? target.slice(0, slash) : '';
+  return /^[a-z]{2}-[a-z]+-\d$/.test(head) ? head : null;
+}
+
+/** Regions of the inventories that the ticket names as whole words. */
+function namedRegions(text: string, inventories: readonly ProviderInventory[]): string[] {
+  const known = new Set(inventories.flatMap((i) => i.targets.map((t) => regionOf(t.target)).filter((r): r is string => r !== null)));
+  const lower = text.toLowerCase();
+  return [...known].filter((r) => new RegExp(`(?<![a-z0-9-])${r}(?![a-z0-9-])`).test(lower));
+}
+
+function resolved(matched: readonly Entry[], tried: string[]): InventoryResolution {
   const entry = [...matched].sort((a, b) => PROVIDER_ORDER.indexOf(a.provider) - PROVIDER_ORDER.indexOf(b.provider))[0];
   const cluster = entry.provider === 'clinic' && entry.target.includes('/') ? entry.target.split('/')[1] : entry.target;
-  return { provider: entry.provider, target: entry.target, cluster, problem: null, candidates: [entry.target], tried: none.tried };
+  return { provider: entry.provider, target: entry.target, cluster, problem: null, candidates: [entry.target], tried };
 }
