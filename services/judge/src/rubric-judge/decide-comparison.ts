@@ -1,6 +1,6 @@
 import type { Decision, JudgeAbstentionCode, Verdict } from '@aoc/contracts';
 import type { FeedbackCheck } from './feedback-check';
-import { contradicts, states, type Fact } from './facts/facts';
+import { contradicts, factsOf, states, type Fact } from './facts/facts';
 import type { HumanAnswer } from './human-answer';
 import { EQUIVALENT_COVERAGE, RISK, UNDETERMINED } from './judge-rules.data';
 import type { FollowUp, TaggedFact } from './provenance';
@@ -63,6 +63,10 @@ function followUpGround(c: ComparisonFacts, humanMech: readonly Fact[], aiMech: 
     if (f.kind === 'separate_issue') {
       // The clauses that do not set the human's claim aside may name the real cause.
       const cause = mechanisms(f.remaining);
+      // Both named the cause the customer confirms; the human's extra suspicion is set aside.
+      if (shares(cause, c.aiFacts) && shares(cause.filter((m) => states(c.aiFacts, m)), humanMech)) {
+        return decided('equivalent', `The customer set the human's extra suspicion aside as a separate issue (${f.id}); both answers name the cause the customer confirms.`);
+      }
       if (shares(cause, c.aiFacts) && !shares(cause.filter((m) => !states(c.aiFacts, m)), humanMech)) return decided('ai_better', `The customer called the human's suspicion a separate issue (${f.id}) and named the mechanism the published answer gave.`, { humanGaps: [`the customer said the human's suspicion was a separate issue (${f.id})`] });
       return abstain('JUDGE.HUMAN_CLAIM_WITHDRAWN', `The customer called the human's suspicion a separate issue (${f.id}); with it removed nothing of the human answer is left to compare.`);
     }
@@ -129,7 +133,9 @@ export function decideComparison(c: ComparisonFacts): Ground {
   const coverage = covered.length / fair.length;
   if (coverage >= EQUIVALENT_COVERAGE) {
     const risk = c.aiText.split(/(?<=[.!?])\s+|\n+/).find((s) => RISK.test(s));
-    if (risk && !RISK.test(c.humanText)) {
+    // Missed only when the human states neither risk words nor any fact of the risk (`full in 2 days` vs `lasts about 2 days`).
+    const riskFacts = risk ? factsOf(risk).filter((f) => f.kind !== 'identifier' && !states(c.ticketFacts, f)) : [];
+    if (risk && !RISK.test(c.humanText) && !shares(riskFacts, c.answer.facts) && !shares(riskFacts, factsOf(c.humanText))) {
       return decided('ai_better', `Both state the same facts, and the published answer also names a risk the human answer misses ("${risk.trim().slice(0, 160)}").`, { humanGaps: ['does not mention the risk the published answer names'] });
     }
     return decided('equivalent', `The published answer states ${Math.round(coverage * 100)}% of the human answer's facts.`);
