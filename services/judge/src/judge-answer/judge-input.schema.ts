@@ -88,6 +88,11 @@ export const JudgeInputV1 = z
     answer1: LabelledAnswerV1,
     answer2: LabelledAnswerV1,
     timeline: z.array(JudgeTimelineCommentV1).max(500).describe('Ordered public timeline without /ao commands'),
+    internalNotes: z
+      .array(JudgeTimelineCommentV1)
+      .max(100)
+      .default([])
+      .describe('Internal Support notes after the anchor (not /ao): what Support learned by its own later work; never held against the published answer'),
     feedback: z.array(JudgeFeedbackV1).max(50).describe('/ao feedback bound to this answer version'),
     previousAnswer: PreviousAnswerV1.nullable().describe('Write-mode answer that replaced a different version: the version it replaced'),
   })

@@ -51,6 +51,12 @@ export function publicTimeline(comments: readonly TimelineCommentV1[]): Timeline
   return comments.filter((c) => c.visibility === 'public' && !isCommand(c)).sort(byTime);
 }
 
+/** Internal Support notes after the anchor (no /ao commands): later internal work, for provenance. */
+export function internalNotesAfter(comments: readonly TimelineCommentV1[], anchor: string): TimelineCommentV1[] {
+  const at = Date.parse(anchor);
+  return comments.filter((c) => c.visibility === 'internal' && !isCommand(c) && (c.authorRole === 'support' || c.authorRole === 'engineer') && Date.parse(c.createdAt) > at).sort(byTime);
+}
+
 /** Public Support replies after the anchor: where the human answer comes from. */
 export function humanReplies(comments: readonly TimelineCommentV1[], anchor: string): TimelineCommentV1[] {
   const at = Date.parse(anchor);
@@ -154,6 +160,7 @@ export function planJudgments(state: TicketState): TicketPlan {
       answer1: published,
       answer2: human,
       timeline: publicTimeline(comments).slice(0, 500).map(judgeComment),
+      internalNotes: internalNotesAfter(comments, anchor).slice(-100).map(judgeComment),
       feedback: feedback.slice(-50).map((f) => ({
         commentId: f.commentId,
         action: f.action,

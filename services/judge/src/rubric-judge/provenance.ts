@@ -5,9 +5,10 @@ import { CONFIRMS, MANUAL_WORK, REFUTES, SEPARATE_ISSUE } from './judge-rules.da
 /**
  * Where each fact of the human answer first appears, and what the customer said afterwards.
  * Only facts the AI could have had (`own`: the human's own claims about the system) count
- * against it; facts from a later customer comment or from manual work after the anchor do not.
+ * against it; facts from a later customer comment, an internal note or manual work after the
+ * anchor do not.
  */
-export type Provenance = 'ticket' | 'late_customer' | 'manual_work' | 'own';
+export type Provenance = 'ticket' | 'late_customer' | 'internal_note' | 'manual_work' | 'own';
 
 export interface TaggedFact {
   fact: Fact;
@@ -21,15 +22,17 @@ export function tagProvenance(
   selected: readonly JudgeTimelineCommentV1[],
   timeline: readonly JudgeTimelineCommentV1[],
   anchor: number,
+  internalNotes: readonly JudgeTimelineCommentV1[] = [],
 ): TaggedFact[] {
   const answeredAt = Math.max(...selected.map((c) => Date.parse(c.createdAt)));
   const lateCustomer = timeline
     .filter((c) => c.authorRole === 'customer' && !c.visibleToAi && Date.parse(c.createdAt) > anchor && Date.parse(c.createdAt) < answeredAt)
     .flatMap((c) => factsOf(c.body));
+  const internal = internalNotes.filter((c) => Date.parse(c.createdAt) > anchor && Date.parse(c.createdAt) < answeredAt).flatMap((c) => factsOf(c.body));
   const manual = selected.flatMap((c) => sentences(c.body).filter((s) => MANUAL_WORK.test(s))).flatMap((s) => factsOf(s));
   return humanFacts.map((fact) => ({
     fact,
-    provenance: states(lateCustomer, fact) ? 'late_customer' : states(manual, fact) ? 'manual_work' : 'own',
+    provenance: states(lateCustomer, fact) ? 'late_customer' : states(internal, fact) ? 'internal_note' : states(manual, fact) ? 'manual_work' : 'own',
   }));
 }
 

@@ -23,7 +23,9 @@ describe('built-in rubric judge', () => {
     expect(out.comparison).toBe('answer_2_better');
     expect(out.abstentionCode).toBeNull();
     expect(out.reason).toMatch(/determined nothing and left no executable next step/);
-    expect(out.answer1Gaps.join(' ')).toContain('full table scan');
+    // "full table scan" first appears in Support's internal TopSQL note after the anchor: later work, not held against the AI.
+    expect(out.answer1Gaps.join(' ')).not.toContain('full table scan');
+    expect(out.reason).toMatch(/came from later customer comments or manual work/);
     expect(out.answer1Gaps.join(' ')).toContain('orders(created_at)');
     expect(out.answer1Strengths).toContain('says plainly what it could not determine');
     expect(out.keyDifferences.join(' ')).toContain('decision human_required');

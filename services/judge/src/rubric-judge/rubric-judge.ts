@@ -73,7 +73,7 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
   const selected = human.comments.filter((c) => answer.ids.includes(c.id));
   const anchor = Date.parse(input.anchor);
   const lastSelected = selected.length > 0 ? Math.max(...selected.map((c) => Date.parse(c.createdAt))) : anchor;
-  const tagged = selected.length > 0 ? tagProvenance(answer.facts, selected, input.timeline, anchor) : [];
+  const tagged = selected.length > 0 ? tagProvenance(answer.facts, selected, input.timeline, anchor, input.internalNotes) : [];
   const humanTicketFacts = factsOf(selected.map((c) => c.body).join('\n')).filter((f) => states(ticketFacts, f) && f.kind !== 'identifier');
 
   const ground: Ground = decideComparison({
@@ -116,7 +116,7 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
     'Built-in rubric judge: facts compared unit-aware with their provenance; it abstains where meaning decides.',
     ground.reason,
     fair.length > 0 ? `The published answer states ${covered.length} of the ${fair.length} facts of the human answer the AI could have had.` : '',
-    late.length > 0 ? `${late.length} fact(s) of the human answer came from later customer comments or manual work and are not held against the published answer.` : '',
+    late.length > 0 ? `${late.length} fact(s) of the human answer came from later customer comments or manual work (internal notes included) and are not held against the published answer.` : '',
     feedback.note ?? '',
   ]
     .filter(Boolean)

@@ -52,6 +52,14 @@ describe('rubric judge rules', () => {
     expect(out.reason).toMatch(/later customer comments or manual work/);
   });
 
+  it('facts Support found in its own internal note after the anchor are not held against the AI', () => {
+    const note = comment('n1', 'support', 'internal', at('11:20'), 'pg_stat_activity: billing-batch holds 380 connections.');
+    const reply = support('s1', '11:40', 'billing-batch holds 380 connections; cap its pool.');
+    const withNote = judge([note, reply], { reply: `${AI_REPLY}\n\nStill to confirm: which client opened the extra connections.` });
+    expect(withNote.out.reason).toMatch(/came from later customer comments or manual work/);
+    expect(withNote.verdict).not.toBe('human_better');
+  });
+
   it('a human value the measurements contradict is a concrete ground for ai_better', () => {
     const { verdict } = judge([support('s1', '11:30', 'CPU was at 95% during the incident, which slowed the connection handshakes; the pool grew too.')]);
     expect(verdict).toBe('ai_better');
