@@ -142,6 +142,41 @@ describe('timeline collector', () => {
     expect([...read].filter((k) => ['SUP-3', 'SUP-4', 'SUP-5'].includes(k)).sort()).toEqual(['SUP-3', 'SUP-4', 'SUP-5']);
   });
 
+  it('backs off while the source is down for an hour, then catches up and loses no change', async () => {
+    const start = new Date(Date.now() + 1_000_000);
+    jira.addIssue({ key: 'SUP-6', summary: 'down', created: '2026-11-30T10:00:00.000Z', reporter: customer, comments: [] });
+    await published('run-SUP-6', 'SUP-6', new Date(start.getTime() - 60_000).toISOString());
+    await collector.collect({ ticketKeys: ['SUP-6'] }, start);
+    await settle();
+    const seenBefore = seen.filter((t) => t.ticketKey === 'SUP-6').length;
+    // The source fails every call for the next while; meanwhile a Support reply is posted.
+    jira.fail({ status: 503, times: 8 });
+    const reply = jira.addComment('SUP-6', { author: support, body: 'Fixed by raising the pool.', created: new Date(start.getTime() + 1000).toISOString() });
+    const pauses: number[] = [];
+    let t = start.getTime() + 60_000;
+    for (let i = 0; i < 6 && t < start.getTime() + 3_600_000; i++) {
+      const r = await collector.collect({ ticketKeys: ['SUP-6'] }, new Date(t));
+      expect(r.published).toBe(0);
+      pauses.push(Date.parse(r.pausedUntil ?? '') - t);
+      t += pauses[pauses.length - 1];
+    }
+    // The pause grows with each failed cycle (exponential backoff) and never exceeds an hour.
+    expect(pauses.slice(1).every((p, i) => p >= pauses[i])).toBe(true);
+    expect(Math.max(...pauses)).toBeLessThanOrEqual(3_600_000);
+    const [row] = (await dataSource.query(`SELECT "status", "reason" FROM "router"."timeline_watch" WHERE "ticket_key" = 'SUP-6'`)) as { status: string; reason: string }[];
+    expect(row.status).toBe('active');
+    expect(row.reason).toMatch(/^TICKET_SOURCE\.UNAVAILABLE/);
+    // The source comes back (its last failures run out): the read publishes the reply posted during the outage.
+    for (let i = 0; i < 5; i++) {
+      const probe = await collector.collect({ ticketKeys: ['SUP-6'] }, new Date(t + i * 3_600_000));
+      if (probe.published > 0) break;
+    }
+    await settle();
+    const after = seen.filter((x) => x.ticketKey === 'SUP-6');
+    expect(after.length).toBe(seenBefore + 1);
+    expect(after[after.length - 1].comments.map((c) => c.id)).toContain(reply);
+  });
+
   it('backfills over HTTP (at most 500) and names a bad field', async () => {
     const ok = await fetch(`${router.httpUrl}/v1/timelines/collect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 500, all: true }) });
     expect(ok.status).toBe(200);
