@@ -9,6 +9,7 @@ import { JudgeEvaluation1764500000000 } from './migrations/1764500000000-judge-e
 import { JudgeFeedbackTicketKeys1764900000000 } from './migrations/1764900000000-judge-feedback-ticket-keys.migration';
 import { JudgeCrossCheck1765000000000 } from './migrations/1765000000000-judge-cross-check.migration';
 import { JudgeEvaluationRevisions1765100000000 } from './migrations/1765100000000-judge-evaluation-revisions.migration';
+import { JudgePreviousVersion1765200000000 } from './migrations/1765200000000-judge-previous-version.migration';
 import {
   AnswerEntity,
   EvaluationEntity,
@@ -28,7 +29,7 @@ export const judgeDefinition: ServiceDefinition = {
   role: 'judge',
   publishes: [Topics.evaluationJudged],
   entities: [FrozenTicketEntity, AnswerEntity, TimelineEntity, FeedbackBindingEntity, FeedbackCommentEntity, EvaluationEntity, EvaluationFailureEntity, JudgeDisagreementEntity],
-  migrations: [JudgeInit1764400000000, JudgeEvaluation1764500000000, JudgeFeedbackTicketKeys1764900000000, JudgeCrossCheck1765000000000, JudgeEvaluationRevisions1765100000000],
+  migrations: [JudgeInit1764400000000, JudgeEvaluation1764500000000, JudgeFeedbackTicketKeys1764900000000, JudgeCrossCheck1765000000000, JudgeEvaluationRevisions1765100000000, JudgePreviousVersion1765200000000],
   module: (runtime) => {
     // Parsed here so that a bad AOC_MODEL_*_JUDGE key stops the role at boot, naming the key.
     const judgeModel = createJudgeModel();

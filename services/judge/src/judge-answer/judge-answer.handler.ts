@@ -24,6 +24,17 @@ export function outcomeDigestOf(outcome: ComparisonOutcome): string {
   return createHash('sha256').update(basis).digest('hex');
 }
 
+/** Write mode: the version the judged answer replaced, as the evaluation row keeps it. */
+function previousVersionOf(plan: JudgmentPlan, state: TicketState): { previousRunId: string | null; previousFingerprint: string | null; previousFeedbackId: string | null } {
+  const previous = plan.input.previousAnswer;
+  if (!previous) return { previousRunId: null, previousFingerprint: null, previousFeedbackId: null };
+  return {
+    previousRunId: previous.runId,
+    previousFingerprint: state.answers.find((a) => a.runId === previous.runId)?.answerFingerprint ?? null,
+    previousFeedbackId: previous.latestFeedback?.commentId ?? null,
+  };
+}
+
 /** A transient model failure is left to the bus's retries this many times, then parked. */
 export const PARK_TRANSIENT_AFTER_ATTEMPTS = 3;
 /** Failures that the same input would reproduce: not retried until the input changes. */
@@ -123,6 +134,7 @@ export class JudgeAnswerHandler {
         revision,
         published: !unchanged,
         outcomeDigest,
+        ...previousVersionOf(plan, state),
         ordersAgree: outcome.ordersAgree,
         rawResults: outcome.results,
         payload,

@@ -168,6 +168,8 @@ describe('judge use case (embedded Postgres)', () => {
     expect(forSecond?.verdict).toBe('human_better');
     const row = await db.dataSource.manager.findOneByOrFail(EvaluationEntity, { runId: 'run-2' });
     expect((row.rawResults[0] as { output: JudgeModelOutputV1 }).output.previousFeedbackResolved).toBe('unresolved');
+    // The evaluation keeps the version it replaced and that version's latest feedback.
+    expect(row).toMatchObject({ previousRunId: 'run-0', previousFingerprint: first.answerFingerprint, previousFeedbackId: 'c-ao' });
     // The old /ao stays on the old version's projection.
     expect(await db.dataSource.manager.findOneByOrFail(AnswerEntity, { runId: 'run-0' })).toMatchObject({ qualityScore: 0, qualitySource: 'feedback' });
     expect(await db.dataSource.manager.findOneByOrFail(AnswerEntity, { runId: 'run-2' })).toMatchObject({ qualitySource: 'judge' });

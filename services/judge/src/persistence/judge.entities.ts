@@ -223,6 +223,16 @@ export class EvaluationEntity {
   @Column({ type: 'boolean', default: true })
   published!: boolean;
 
+  /** Write mode: the version this answer replaced (its run and fingerprint) and that version's latest /ao comment. */
+  @Column({ name: 'previous_run_id', type: 'text', nullable: true })
+  previousRunId!: string | null;
+
+  @Column({ name: 'previous_fingerprint', type: 'text', nullable: true })
+  previousFingerprint!: string | null;
+
+  @Column({ name: 'previous_feedback_id', type: 'text', nullable: true })
+  previousFeedbackId!: string | null;
+
   /** sha256 of the verdict, abstention code and selected human comments (ids and body digests). */
   @Column({ name: 'outcome_digest', type: 'text', nullable: true })
   outcomeDigest!: string | null;
