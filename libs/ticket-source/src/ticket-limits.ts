@@ -21,20 +21,21 @@ export function truncateText(text: string, max: number): string {
   return text.slice(0, Math.max(0, max - TRUNCATION_NOTE.length)) + TRUNCATION_NOTE;
 }
 
-/** Comments oldest first (stable for equal times), keeping only the latest `TICKET_LIMITS.comments`. */
-export function latestComments(comments: readonly TicketCommentV1[]): TicketCommentV1[] {
+/** Comments oldest first (stable for equal times), the latest `max` of them, and whether any were dropped. */
+function latestOf<T extends TicketCommentV1>(comments: readonly T[], max: number): { comments: T[]; truncated: boolean } {
   const ordered = comments
     .map((comment, index) => ({ comment, index, at: Date.parse(comment.createdAt) }))
     .sort((a, b) => a.at - b.at || a.index - b.index)
     .map((entry) => entry.comment);
-  return ordered.slice(Math.max(0, ordered.length - TICKET_LIMITS.comments));
+  return { comments: ordered.slice(Math.max(0, ordered.length - max)), truncated: ordered.length > max };
+}
+
+/** Comments oldest first (stable for equal times), keeping only the latest `TICKET_LIMITS.comments`. */
+export function latestComments(comments: readonly TicketCommentV1[]): TicketCommentV1[] {
+  return latestOf(comments, TICKET_LIMITS.comments).comments;
 }
 
 /** Comments oldest first, keeping the latest `MAX_TIMELINE_COMMENTS` (a timeline revision's bound). */
 export function latestTimelineComments<T extends TicketCommentV1>(comments: readonly T[]): { comments: T[]; truncated: boolean } {
-  const ordered = comments
-    .map((comment, index) => ({ comment, index, at: Date.parse(comment.createdAt) }))
-    .sort((a, b) => a.at - b.at || a.index - b.index)
-    .map((entry) => entry.comment);
-  return { comments: ordered.slice(Math.max(0, ordered.length - MAX_TIMELINE_COMMENTS)), truncated: ordered.length > MAX_TIMELINE_COMMENTS };
+  return latestOf(comments, MAX_TIMELINE_COMMENTS);
 }

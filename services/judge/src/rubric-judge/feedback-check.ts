@@ -1,6 +1,7 @@
 import type { JudgeInputV1, PreviousFeedbackResolution, PublishedAnswerV1 } from '../judge-answer/judge-input.schema';
 import { factsOf, minusFacts, states, type Fact } from './facts/facts';
-import { ACTION_VERB, FEEDBACK } from './judge-rules.data';
+import { leavesSupportAction } from './handoff';
+import { FEEDBACK } from './judge-rules.data';
 
 /**
  * Write mode: did the new answer fix what the previous version's `/ao revise|wrong` named? A
@@ -15,12 +16,6 @@ export interface FeedbackCheck {
 
 const show = (facts: readonly Fact[]) => facts.map((f) => `"${f.display}"`).join(', ');
 const textOf = (a: Pick<PublishedAnswerV1, 'customerReplyMarkdown' | 'internalHandoffMarkdown'>) => `${a.customerReplyMarkdown}\n${a.internalHandoffMarkdown}`;
-
-/** The handoff leaves Support a follow-up action (query, check, retry, escalation). */
-export function leavesSupportAction(handoff: string): boolean {
-  const line = /next (?:internal )?action[^:]*:\**\s*(.*)/i.exec(handoff)?.[1] ?? '';
-  return /\bsupport\b/i.test(handoff) && ACTION_VERB.test(line) && !/^none\b/i.test(line.trim());
-}
 
 export function checkPreviousFeedback(input: JudgeInputV1, published: PublishedAnswerV1): FeedbackCheck {
   const previous = input.previousAnswer;

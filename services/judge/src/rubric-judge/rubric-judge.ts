@@ -6,6 +6,7 @@ import { decideComparison, type Ground } from './decide-comparison';
 import { checkPreviousFeedback } from './feedback-check';
 import { factsOf, minusFacts, states, type Fact } from './facts/facts';
 import { selectHumanAnswer } from './human-answer';
+import { leavesSupportAction, nextActionOf } from './handoff';
 import { ACTION_VERB, UNDETERMINED } from './judge-rules.data';
 import { followUps, tagProvenance } from './provenance';
 
@@ -26,11 +27,6 @@ function sides(input: JudgeInputV1): Sides {
   throw new Error('judge input needs one published answer and one set of human replies');
 }
 
-/** The handoff's next action line, if any. */
-export function nextActionOf(handoff: string): string | null {
-  return /next (?:internal )?action[^:]*:\**\s*(.*)/i.exec(handoff)?.[1]?.trim() ?? null;
-}
-
 function handoffGaps(published: PublishedAnswerV1, ticketIdentifiers: readonly Fact[]): string[] {
   const gaps: string[] = [];
   const handoff = published.internalHandoffMarkdown;
@@ -38,7 +34,7 @@ function handoffGaps(published: PublishedAnswerV1, ticketIdentifiers: readonly F
   if (published.decision !== 'internal_only') {
     if (action === null) gaps.push('the handoff names no next internal action for Support');
     else if (!ACTION_VERB.test(action) && factsOf(action).length === 0) gaps.push(`the handoff's next action names no concrete query, check or escalation for Support ("${action.slice(0, 160)}")`);
-  } else if (/\bsupport\b/i.test(handoff) && action !== null && ACTION_VERB.test(action) && !/^none\b/i.test(action)) {
+  } else if (leavesSupportAction(handoff)) {
     gaps.push('the decision is internal_only, yet the handoff leaves a follow-up action to Support');
   }
   const handoffFacts = factsOf(handoff);
