@@ -3,32 +3,68 @@
 // Prometheus examples query a real Prometheus (Debian package) holding their synthetic incident
 // series; Clinic examples query the scripted Clinic API, whose metrics route proxies to such a
 // Prometheus and whose TopSQL and slow-log routes answer the example's statements.
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const CLINIC_TOKEN = 'examples-clinic-token';
+const MANUS_TOKEN = 'glsa_examples_manus_token';
+/** Instance references are sealed with a key of the recording run; a replay never opens them. */
+const key = () => randomBytes(32).toString('base64url');
+
+type Providers = typeof import('@aoc/providers');
+type ExecutorOptions = Partial<import('@aoc/service-provider-executor').ExecutorOptions>;
+type Example = import('@aoc/launcher').RecordedExample;
+
+/** The peers an example's package reads (besides its Prometheus) and the executor options that reach them. */
+async function peersFor(example: Example, prometheusUrl: string, providers: Providers): Promise<{ executor: ExecutorOptions; stop: () => Promise<void> }> {
+  if (example.clinic) {
+    const clinic = await providers.startClinicFixture({
+      token: CLINIC_TOKEN,
+      cloudConfigToken: 'examples-cloud-config-token',
+      metricsUpstream: prometheusUrl,
+      clusters: [{ orgId: example.clinic.orgId, clusterId: example.clinic.clusterId, metadata: example.clinic.metadata, topsql: example.clinic.topsql, slowQueries: example.clinic.slowQueries }],
+    });
+    return { executor: { mode: 'record', recordings: [], prometheusTargets: [], clinic: { clinic: { baseUrl: clinic.baseUrl, token: CLINIC_TOKEN } } }, stop: () => clinic.stop() };
+  }
+  if (example.manus) {
+    const proxy = await providers.startGrafanaProxy({ 'manus-ds': { authorization: `Bearer ${MANUS_TOKEN}`, upstream: prometheusUrl } });
+    const manus = { targets: { [example.manus.target]: { grafanaOrigin: proxy.origin, datasourcePath: '/api/datasources/proxy/uid/manus-ds' } }, credential: { token: MANUS_TOKEN }, instanceRefKey: key() };
+    return { executor: { mode: 'record', recordings: [], prometheusTargets: [], manus }, stop: () => proxy.stop() };
+  }
+  if (example.wetech) {
+    const creds = providers.WETECH_TEST_CREDENTIALS;
+    const grafana = creds['asia-production']?.grafana ?? creds.default.grafana;
+    const proxy = await providers.startGrafanaProxy({ [example.wetech.datasourceUid]: { authorization: providers.basicAuthorization(grafana.username, grafana.password), upstream: prometheusUrl } });
+    const dashboard = await providers.startTidbDashboard(example.wetech.dashboard());
+    return {
+      executor: {
+        mode: 'record',
+        recordings: [],
+        prometheusTargets: [],
+        wetech: { credentials: creds, instanceRefKey: key(), storageSealKey: key() },
+        // The inventory's hosts, mapped to the local peers (the allowlist check still runs on the host).
+        wetechResolveOrigin: (host: string) => (host.startsWith('grafana.') ? proxy.origin : dashboard.origin),
+      },
+      stop: async () => {
+        await dashboard.stop();
+        await proxy.stop();
+      },
+    };
+  }
+  return { executor: { mode: 'record', recordings: [], prometheusTargets: [{ name: example.target, baseUrl: prometheusUrl }] }, stop: () => Promise.resolve() };
+}
 
 async function main(): Promise<void> {
-  const { startPrometheus, startClinicFixture } = await import('@aoc/providers');
+  const providers = await import('@aoc/providers');
   const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
   const { BUNDLED_RECORDINGS, RecordingEntry } = await import('@aoc/service-provider-executor');
   const { RECORDED_EXAMPLES } = await import('@aoc/launcher');
   const all = new Map<string, ReturnType<typeof RecordingEntry.parse>>();
   for (const example of RECORDED_EXAMPLES) {
-    const prom = await startPrometheus(example.series());
-    const clinic = example.clinic
-      ? await startClinicFixture({
-          token: CLINIC_TOKEN,
-          cloudConfigToken: 'examples-cloud-config-token',
-          metricsUpstream: prom.baseUrl,
-          clusters: [{ orgId: example.clinic.orgId, clusterId: example.clinic.clusterId, metadata: example.clinic.metadata, topsql: example.clinic.topsql, slowQueries: example.clinic.slowQueries }],
-        })
-      : null;
-    const platform = await startPlatform({
-      executor: clinic
-        ? { mode: 'record', recordings: [], prometheusTargets: [], clinic: { clinic: { baseUrl: clinic.baseUrl, token: CLINIC_TOKEN } } }
-        : { mode: 'record', recordings: [], prometheusTargets: [{ name: example.target, baseUrl: prom.baseUrl }] },
-    });
+    const prom = await providers.startPrometheus(example.series());
+    const peers = await peersFor(example, prom.baseUrl, providers);
+    const platform = await startPlatform({ executor: peers.executor });
     try {
       const { accepted, summary } = await runExample(platform, loadExample(join(__dirname, '..', 'services', 'router', 'examples', 'tickets', example.ticketFile)));
       const rows: { entry: unknown }[] = await platform.dataSource.query(`SELECT "entry" FROM "provider_executor"."evidence_recordings" ORDER BY "key"`);
@@ -39,7 +75,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${example.ticketFile}: run ${accepted.runId}, evidence ${summary.evidenceStatus}, ${rows.length} recorded results\n`);
     } finally {
       await platform.stop();
-      await clinic?.stop();
+      await peers.stop();
       await prom.stop();
     }
   }

@@ -24,6 +24,7 @@ export * from './packages/clinic/clinic-batch.tool';
 export * from './packages/clinic/clinic.package';
 export * from './testing/real-prometheus';
 export * from './testing/clinic-api';
+export * from './testing/grafana-dashboard';
 export * from './core/sealed-box';
 export * from './connectors/grafana-datasource-connector';
 export * from './connectors/grafana-instance-ref';

@@ -33,9 +33,30 @@ describe('query templates', () => {
     expect(bindTarget(store?.expression ?? '', 'org-1/cl-1')).toContain('"store", "$1", "instance"');
   });
 
+  it('binds Wetech templates to the cluster of a <region>/<cluster> target and Manus templates to their own datasource', () => {
+    const wetech = templatesFor('wetech');
+    const manus = templatesFor('manus');
+    expect(wetech.filter((t) => t.operation === 'promql_range').map((t) => t.id)).toEqual(manus.map((t) => t.id));
+    for (const t of wetech) {
+      const bound = bindTemplate(t, 'ap-southeast-1/wt-prod-sg-01', { from: '2026-11-20T10:00:00Z', to: '2026-11-20T11:00:00Z' });
+      if (t.operation === 'promql_range') {
+        expect(bound.expression).toContain('cluster="wt-prod-sg-01"');
+        expect(() => validatePromQl(bound.expression)).not.toThrow();
+      } else expect(Object.keys(JSON.parse(bound.expression) as object)).toEqual(expect.arrayContaining(['orderBy', 'limit']));
+      expect(bound.expression).not.toContain('ap-southeast-1');
+    }
+    // Manus offers PromQL only, on a datasource that is the one cluster: no cluster matcher is left.
+    for (const t of manus) {
+      expect(t.operation).toBe('promql_range');
+      const bound = bindTarget(t.expression, 'vida');
+      expect(bound).not.toMatch(/cluster|vida|\{\}/);
+      expect(() => validatePromQl(bound)).not.toThrow();
+    }
+  });
+
   it('splits the frozen window for before/after pairs on a whole minute', () => {
     const window = { from: '2026-11-25T10:00:00Z', to: '2026-11-25T11:00:00Z' };
-    const slow = QUERY_TEMPLATES.filter((t) => t.operation === 'slow_query');
+    const slow = templatesFor('clinic').filter((t) => t.operation === 'slow_query');
     expect(slow.map((t) => [t.id, templateWindow(t, window)])).toEqual([
       ['slow_queries_after', { from: '2026-11-25T10:30:00.000Z', to: '2026-11-25T11:00:00.000Z' }],
       ['slow_queries_before', { from: '2026-11-25T10:00:00.000Z', to: '2026-11-25T10:30:00.000Z' }],

@@ -29,7 +29,8 @@ export interface QueryTemplate {
 
 export const QUERY_TEMPLATES_VERSION = 'templates-v2';
 
-const GENERIC: readonly ProviderName[] = ['prometheus', 'manus', 'wetech'];
+/** The generic package; Manus and Wetech take the same metric templates, re-scoped below. */
+const GENERIC: readonly ProviderName[] = ['prometheus'];
 const CLINIC: readonly ProviderName[] = ['clinic'];
 /** The generic package where the target's endpoint has PostgreSQL statistics (`sql`) or Loki (`logs`). */
 const GENERIC_PACKAGE: readonly ProviderName[] = ['prometheus'];
@@ -54,7 +55,8 @@ const PG_TOP_STATEMENTS_SQL = 'SELECT query, calls, total_exec_time, mean_exec_t
 /** Error, restart and failover lines of the target (the selector is the exact target matcher). */
 const LOG_ERRORS_LOGQL = '{$LOGS_LABEL="$TARGET"} |~ "(?i)(error|fatal|panic|restart|shut ?down|ready to accept|terminat|fail ?over|promot|deadlock)"';
 
-export const QUERY_TEMPLATES: readonly QueryTemplate[] = [
+/** Generic package templates (TiDB metric names, `cluster` label), kept as v1 wrote them: recordings are keyed by expression. */
+const GENERIC_TEMPLATES: readonly QueryTemplate[] = [
   { id: 'duration_p99', providers: GENERIC, asks: ['duration', 'percentile', 'latency'], operation: 'promql_range', expression: 'histogram_quantile(0.99, sum by (le) (rate(tidb_server_handle_query_duration_seconds_bucket{cluster="$TARGET"}[5m])))', purpose: 'p99 statement duration' },
   { id: 'qps', providers: GENERIC, asks: ['qps', 'traffic', 'write rate', 'health'], operation: 'promql_range', expression: 'sum(rate(tidb_server_query_total{cluster="$TARGET"}[5m]))', purpose: 'statements per second' },
   { id: 'cpu_by_component', providers: GENERIC, asks: ['cpu'], operation: 'promql_range', expression: 'sum by (component) (rate(process_cpu_seconds_total{cluster="$TARGET"}[5m]))', purpose: 'CPU seconds per second by component' },
@@ -65,6 +67,29 @@ export const QUERY_TEMPLATES: readonly QueryTemplate[] = [
   { id: 'errors', providers: GENERIC, asks: ['error', 'health'], operation: 'promql_range', expression: 'sum by (type) (rate(tidb_server_execute_error_total{cluster="$TARGET"}[5m]))', purpose: 'execution errors per second by type' },
   { id: 'restarts', providers: GENERIC, asks: ['restart', 'component health'], operation: 'promql_range', expression: 'changes(process_start_time_seconds{cluster="$TARGET"}[1h])', purpose: 'process restarts per instance' },
   { id: 'storage_used', providers: GENERIC, asks: ['storage'], operation: 'promql_range', expression: 'sum by (instance) (tikv_store_size_bytes{cluster="$TARGET",type="used"})', purpose: 'used storage per store' },
+];
+
+/**
+ * The generic metric templates for Manus and Wetech. A Manus datasource is one cluster (`vida`,
+ * `monica`), so its series need no cluster matcher; a Wetech region's datasource holds several
+ * clusters, matched by the cluster part of the `<region>/<cluster>` target.
+ */
+const MANUS: readonly ProviderName[] = ['manus'];
+const WETECH: readonly ProviderName[] = ['wetech'];
+const withoutClusterMatcher = (expression: string) => expression.replace(/\{cluster="\$TARGET"\}/g, '').replace(/cluster="\$TARGET",/g, '');
+const byRegionCluster = (expression: string) => expression.replace(/cluster="\$TARGET"/g, 'cluster="$CLUSTER"');
+const rescoped = (providers: readonly ProviderName[], rewrite: (expression: string) => string): QueryTemplate[] =>
+  GENERIC_TEMPLATES.filter((t) => t.operation === 'promql_range').map((t) => ({ ...t, providers, expression: rewrite(t.expression) }));
+/** Wetech's TiDB Dashboard surfaces; Statements only add context to what TopSQL or the slow log found. */
+const WETECH_SLOW_QUERY = '{"orderBy":"query_time","limit":10}';
+
+export const QUERY_TEMPLATES: readonly QueryTemplate[] = [
+  ...GENERIC_TEMPLATES,
+  ...rescoped(MANUS, withoutClusterMatcher),
+  ...rescoped(WETECH, byRegionCluster),
+  { id: 'slow_queries_after', providers: WETECH, asks: ['slow statements', 'top statements', 'statements consuming'], operation: 'slow_query', expression: WETECH_SLOW_QUERY, windowPart: 'second-half', purpose: 'slowest statements of the slow log, second half of the window' },
+  { id: 'slow_queries_before', providers: WETECH, asks: ['slow statements', 'top statements', 'statements consuming'], operation: 'slow_query', expression: WETECH_SLOW_QUERY, windowPart: 'first-half', purpose: 'slowest statements of the slow log, first half of the window' },
+  { id: 'statements', providers: WETECH, asks: ['top statements', 'statements consuming'], operation: 'statements', expression: '{"orderBy":"total_latency","limit":10}', purpose: 'statements by total latency (supplemental: sampled)' },
 
   // Clinic: metrics behind the cluster-scoped Prometheus API (label `cluster_id`), TopSQL and the
   // slow log by digest (JSON parameters; the package picks the transport from the cluster tier).

@@ -1,6 +1,7 @@
 import type { EvidenceFactV1 } from '@aoc/contracts';
 import { SlowQueryResult, TopSqlResult } from '@aoc/providers';
 import { z } from 'zod';
+import { dashboardRowsAsStatements } from './materialize-dashboard-rows';
 
 /**
  * Compact facts from statement-level Clinic results (TopSQL, slow query by digest). Only the
@@ -28,8 +29,15 @@ function num(n: number | null | undefined, digits = 1): string {
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 const hhmm = (iso: string | null) => (iso ? `${iso.slice(11, 16)}Z` : 'n/a');
 
-type TopSql = z.infer<typeof TopSqlResult>;
-type SlowQuery = z.infer<typeof SlowQueryResult>;
+/**
+ * The shapes the fact builders read: Clinic's results as they are, and other sources' statement
+ * rows converted to them (`materialize-dashboard-rows.ts`), where the statement kind may be unknown.
+ */
+type Unkinded<T> = { [K in keyof T]: K extends 'statement_type' ? string | null : T[K] };
+export type TopSql = Omit<z.infer<typeof TopSqlResult>, 'transport' | 'entries'> & { transport: string; entries: Unkinded<z.infer<typeof TopSqlResult>['entries'][number]>[] };
+export type SlowQuery = Omit<z.infer<typeof SlowQueryResult>, 'transport' | 'groups'> & { transport: string; groups: Unkinded<z.infer<typeof SlowQueryResult>['groups'][number]>[] };
+/** `digest (kind)`, or the digest alone where the source keeps no statement kind. */
+const named = (digest: string, kind: string | null) => (kind ? `${digest} (${kind})` : digest);
 
 interface PlanStats {
   plan: string;
@@ -40,7 +48,7 @@ interface PlanStats {
 
 interface DigestStats {
   digest: string;
-  statementType: string;
+  statementType: string | null;
   execCount: number;
   basis: number;
   avgLatencyMs: number | null;
@@ -90,7 +98,7 @@ function planSpread(d: DigestStats): { slow: PlanStats; fast: PlanStats; ratio: 
   return fast.avgLatencyMs > 0 ? { slow, fast, ratio: slow.avgLatencyMs / fast.avgLatencyMs } : null;
 }
 
-function topSqlFacts(queryId: string, purpose: string, result: TopSql): StatementMaterialized {
+export function topSqlFacts(queryId: string, purpose: string, result: TopSql): StatementMaterialized {
   const cpu = result.order_by === 'cpu_time';
   const digests = byDigest(result);
   const total = digests.reduce((s, d) => s + d.basis, 0);
@@ -103,13 +111,13 @@ function topSqlFacts(queryId: string, purpose: string, result: TopSql): Statemen
     return {
       queryId,
       kind: 'top_item',
-      subject: `statement ${d.digest} (${d.statementType})`,
+      subject: `statement ${named(d.digest, d.statementType)}`,
       value: round(share(d), 1),
       unit: cpu ? '% of TopSQL CPU time' : '% of top statement time',
       attributes: {
         digest: d.digest,
         rank: i + 1,
-        statementType: d.statementType,
+        ...(d.statementType ? { statementType: d.statementType } : {}),
         share: round(share(d), 1),
         execCount: d.execCount,
         [cpu ? 'cpuTimeMs' : 'totalLatencyMs']: round(d.basis),
@@ -135,7 +143,7 @@ function topSqlFacts(queryId: string, purpose: string, result: TopSql): Statemen
   const spread = planSpread(lead);
   const basisText = cpu ? `${num(lead.basis / 1000)} CPU-s` : `${num(lead.basis / 1000)} s in total`;
   const observation =
-    `${purpose}: ${lead.digest} (${lead.statementType}) took ${num(share(lead))}% of the ${cpu ? 'CPU' : 'execution'} time of the ${digests.length} top statements ` +
+    `${purpose}: ${named(lead.digest, lead.statementType)} took ${num(share(lead))}% of the ${cpu ? 'CPU' : 'execution'} time of the ${digests.length} top statements ` +
     `(${basisText} over ${num(lead.execCount, 0)} executions, avg ${num(lead.avgLatencyMs)} ms)` +
     (next ? `; next ${next.digest} ${num(share(next))}%` : '') +
     (spread
@@ -145,7 +153,7 @@ function topSqlFacts(queryId: string, purpose: string, result: TopSql): Statemen
   return { facts, observations: [observation.slice(0, 500)], gaps: [] };
 }
 
-function slowQueryFacts(queryId: string, purpose: string, result: SlowQuery): StatementMaterialized {
+export function slowQueryFacts(queryId: string, purpose: string, result: SlowQuery): StatementMaterialized {
   const total = result.total_slow_queries;
   const countFact: EvidenceFactV1 = { queryId, kind: 'count', subject: `${queryId}: slow statements`, value: total, unit: 'statements', attributes: { truncated: result.truncated, digests: result.groups.length } };
   const gaps = result.truncated ? [`${purpose} (${queryId}) hit the provider's entry limit; counts are lower bounds`] : [];
@@ -157,13 +165,13 @@ function slowQueryFacts(queryId: string, purpose: string, result: SlowQuery): St
   const facts: EvidenceFactV1[] = groups.slice(0, MAX_ITEMS).map((g, i) => ({
     queryId,
     kind: 'top_item',
-    subject: `slow statement ${g.digest_ref} (${g.statement_type})`,
+    subject: `slow statement ${named(g.digest_ref, g.statement_type)}`,
     value: g.count,
     unit: 'slow statements',
     attributes: {
       digest: g.digest_ref,
       rank: i + 1,
-      statementType: g.statement_type,
+      ...(g.statement_type ? { statementType: g.statement_type } : {}),
       count: g.count,
       share: round(share(g.count), 1),
       avgQueryTimeS: round(g.avg_query_time_s),
@@ -178,7 +186,7 @@ function slowQueryFacts(queryId: string, purpose: string, result: SlowQuery): St
   const lead = groups[0];
   const next = groups[1];
   const observation =
-    `${purpose}: ${num(total, 0)} slow statements; ${lead.digest_ref} (${lead.statement_type}) ${num(lead.count, 0)} of them (${num(share(lead.count))}%), ` +
+    `${purpose}: ${num(total, 0)} slow statements; ${named(lead.digest_ref, lead.statement_type)} ${num(lead.count, 0)} of them (${num(share(lead.count))}%), ` +
     `avg ${num(lead.avg_query_time_s, 2)} s, max ${num(lead.max_query_time_s, 2)} s, first at ${hhmm(lead.first_seen)}` +
     (next ? `; next ${next.digest_ref} ${num(next.count, 0)}` : '') +
     '.';
@@ -194,6 +202,9 @@ export function materializeStatements(queryId: string, purpose: string, result: 
   if (top.success) return topSqlFacts(queryId, purpose, top.data);
   const slow = SlowQueryResult.safeParse(result);
   if (slow.success) return slowQueryFacts(queryId, purpose, slow.data);
+  const rows = dashboardRowsAsStatements(result);
+  if (rows?.kind === 'top') return topSqlFacts(queryId, purpose, rows.result);
+  if (rows?.kind === 'slow') return slowQueryFacts(queryId, purpose, rows.result);
   return null;
 }
 

@@ -114,6 +114,11 @@ export interface ExecutorOptions {
   clinic?: unknown;
   manus?: unknown;
   wetech?: unknown;
+  /**
+   * Programmatic only (never from the environment): where an allowlisted Wetech host is reached.
+   * The example recorder maps the inventory's hosts to local fixtures with it.
+   */
+  wetechResolveOrigin?: (host: string) => string;
   /** Bundled recordings available to replay (e.g. the example tickets). */
   recordings: RecordingEntry[];
   /** Outer limit of provider authentication/bootstrap; 3 min unless set. */

@@ -50,7 +50,7 @@ function pgQueryable(dataSource: DataSource): SqlQueryable {
  * Builds the Clinic, Manus and Wetech packages this deployment has configuration for. Each is
  * its own identity with its own credentials; a bad configuration stops the service at boot.
  */
-export function configuredPackages(options: Pick<ExecutorOptions, 'clinic' | 'manus' | 'wetech' | 'authTimeoutMs'>, dataSource: DataSource, schema: string): EvidencePackage[] {
+export function configuredPackages(options: Pick<ExecutorOptions, 'clinic' | 'manus' | 'wetech' | 'wetechResolveOrigin' | 'authTimeoutMs'>, dataSource: DataSource, schema: string): EvidencePackage[] {
   const packages: EvidencePackage[] = [];
   // One outer limit for authentication and bootstrap; a package's own tighter bound still applies.
   const authTimeoutMs = options.authTimeoutMs ?? WETECH_AUTH_TIMEOUT_MS;
@@ -66,6 +66,7 @@ export function configuredPackages(options: Pick<ExecutorOptions, 'clinic' | 'ma
         instanceRefKey: wetech.instanceRefKey,
         storageState: postgresStorageStateStore({ db: pgQueryable(dataSource), schema, key: 'wetech', sealKey: parseSealKey(wetech.storageSealKey) }),
         authTimeoutMs,
+        ...(options.wetechResolveOrigin ? { resolveOrigin: options.wetechResolveOrigin } : {}),
       }),
     );
   }

@@ -65,6 +65,15 @@ describe('resolveAgainstInventory', () => {
       expect(conflicting).toMatchObject({ provider: 'none', target: null, candidates: ['eu-central-1/ledger-7'] });
       expect(conflicting.problem).toMatch(/region ap-southeast-1.*served in eu-central-1/);
     });
+
+    it('finds a scoped target by its cluster part where the inventory has no aliases (replayed evidence)', () => {
+      const replayed: ProviderInventory = { provider: 'wetech', targets: [{ target: 'ap-saas01/wt-saas01-core', aliases: [] }, { target: 'ap-southeast-1/wt-prod-sg-01', aliases: [] }] };
+      expect(resolveAgainstInventory('APID ticket: cluster wt-prod-sg-01 CPU is high', [replayed])).toMatchObject({ provider: 'wetech', target: 'ap-southeast-1/wt-prod-sg-01', problem: null });
+      // A SaaS region name is a region too: naming it against a cluster served elsewhere asks.
+      const conflicting = resolveAgainstInventory('cluster wt-prod-sg-01 in ap-saas01 is slow', [replayed]);
+      expect(conflicting).toMatchObject({ provider: 'none', target: null });
+      expect(conflicting.problem).toMatch(/region ap-saas01.*served in ap-southeast-1/);
+    });
   });
 
   it('one target named twice (a host and a keyword) is still one target', () => {

@@ -24,7 +24,11 @@ interface Entry {
   target: string;
 }
 
-/** Lower-cased name → inventory entries; Clinic's `<org>/<cluster>` is also found by its cluster id. */
+/**
+ * Lower-cased name → inventory entries. A scoped target (Clinic's `<org>/<cluster>`, Wetech's
+ * `<region>/<cluster>`) is also found by its last part, so a ticket naming only the cluster still
+ * matches where the inventory carries no aliases (replayed evidence); the scope then disambiguates.
+ */
 function indexOf(inventories: readonly ProviderInventory[]): Map<string, Entry[]> {
   const index = new Map<string, Entry[]>();
   const put = (name: string, entry: Entry) => {
@@ -38,7 +42,8 @@ function indexOf(inventories: readonly ProviderInventory[]): Map<string, Entry[]
       const entry = { provider: inv.provider, target: t.target };
       put(t.target, entry);
       for (const alias of t.aliases) put(alias, entry);
-      if (inv.provider === 'clinic' && t.target.includes('/')) put(t.target.split('/')[1], entry);
+      const slash = t.target.lastIndexOf('/');
+      if (slash > 0 && slash < t.target.length - 1) put(t.target.slice(slash + 1), entry);
     }
   }
   return index;
@@ -107,7 +112,8 @@ export function resolveAgainstInventory(text: string, inventories: readonly Prov
 function regionOf(target: string): string | null {
   const slash = target.indexOf('/');
   const head = slash > 0 ? target.slice(0, slash) : '';
-  return /^[a-z]{2}-[a-z]+-\d$/.test(head) ? head : null;
+  // Cloud-style region names (`ap-southeast-1`, `ap-saas01`); Clinic's numeric org ids are not regions.
+  return /^[a-z]{2}-[a-z]+(?:-?\d+)$/.test(head) ? head : null;
 }
 
 /** Regions of the inventories that the ticket names as whole words. */

@@ -1,5 +1,6 @@
-import type { FixtureSeries } from '@aoc/providers';
+import type { FixtureSeries, TidbDashboardFixture } from '@aoc/providers';
 import { clinicHotspotSeries, clinicSlowQuerySeries, HOTSPOT_CLINIC, SLOW_QUERY_CLINIC, type ClinicExampleData } from './clinic-examples';
+import { manusVidaSeries, wetechDashboard, wetechSeries } from './grafana-examples';
 import { BUCKETS, counter, gauge, histogram, minutes, type Distribution } from './series-builders';
 
 /**
@@ -83,6 +84,10 @@ export interface RecordedExample {
   target: string;
   /** Clinic examples: the scripted Clinic API behind which the series are served. */
   clinic?: ClinicExampleData;
+  /** Manus examples: the target's own datasource behind a Grafana datasource proxy. */
+  manus?: { target: 'vida' | 'monica' };
+  /** Wetech examples: the region's datasource (inventory uid) behind a Grafana proxy, and the cluster's TiDB Dashboard. */
+  wetech?: { datasourceUid: string; dashboard: () => TidbDashboardFixture };
 }
 
 export const RECORDED_EXAMPLES: readonly RecordedExample[] = [
@@ -91,5 +96,7 @@ export const RECORDED_EXAMPLES: readonly RecordedExample[] = [
   { ticketFile: 'changefeed-lag.json', series: changefeedLagSeries, target: 'tidb-cdc-09' },
   { ticketFile: 'healthy-false-alarm.json', series: healthyFalseAlarmSeries, target: 'tidb-stage-3' },
   { ticketFile: 'tikv-hotspot.json', series: clinicHotspotSeries, target: `${HOTSPOT_CLINIC.orgId}/${HOTSPOT_CLINIC.clusterId}`, clinic: HOTSPOT_CLINIC },
+  { ticketFile: 'manus-vida-cpu.json', series: manusVidaSeries, target: 'vida', manus: { target: 'vida' } },
+  { ticketFile: 'wetech-full-scan.json', series: wetechSeries, target: 'ap-southeast-1/wt-prod-sg-01', wetech: { datasourceUid: 'prom-wt-prod-sg-01', dashboard: wetechDashboard } },
   { ticketFile: 'slow-query-regression.json', series: clinicSlowQuerySeries, target: `${SLOW_QUERY_CLINIC.orgId}/${SLOW_QUERY_CLINIC.clusterId}`, clinic: SLOW_QUERY_CLINIC },
 ];
