@@ -1,29 +1,71 @@
 import type { HandlerContext } from '@aoc/bus';
-import type { EvaluationJudgedV1, RunExecutionRecordedV1 } from '@aoc/contracts';
+import type { EvaluationJudgedV1, RunExecutionRecordedV1, RunPublishedV1, TicketTimelineUpdatedV1 } from '@aoc/contracts';
+import { bindFeedback } from '@aoc/feedback';
 import { Injectable } from '@nestjs/common';
-import { ProblemSignalEntity } from '../problem-signal.entity';
-import { qualitySignals, runtimeSignals, type ProblemSignal } from './problem-signals';
+import type { EntityManager } from 'typeorm';
+import { answerVersionsOf, saveAnswerVersion, saveBindings, saveTimeline, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
+import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtimeSignals, type SignalSource } from './signal-refs';
 
+/**
+ * Turns what the platform publishes into problem-signal refs: answer versions (run.published),
+ * /ao bound to them (ticket.timeline-updated), the Judge's gaps and differences
+ * (evaluation.judged) and runtime degradation (run.execution-recorded). Topics arrive in any
+ * order; each handler stores what it saw and derives what it now can, idempotently.
+ */
 @Injectable()
 export class CollectSignalsHandler {
-  async onExecution(record: RunExecutionRecordedV1, ctx: HandlerContext): Promise<void> {
-    await this.save(record.runId, record.ticketKey, runtimeSignals(record), ctx);
+  async onPublished(run: RunPublishedV1, ctx: HandlerContext): Promise<void> {
+    await saveAnswerVersion(ctx.manager, {
+      runId: run.runId,
+      ticketKey: run.ticketKey,
+      answerFingerprint: run.answerFingerprint,
+      cutoff: run.cutoff,
+      publishedAt: run.publishedAt,
+      decision: run.decision,
+      requestedContext: run.clarificationSimulation.requestedContext,
+    });
+    // An /ao written before this answer was known may bind to it now.
+    const timeline = await timelineOf(ctx.manager, run.ticketKey);
+    if (timeline) await this.rebind(ctx.manager, timeline, new Date());
+  }
+
+  async onTimeline(timeline: TicketTimelineUpdatedV1, ctx: HandlerContext): Promise<void> {
+    const row: TimelineRow = { ticketKey: timeline.ticketKey, revision: timeline.revision, comments: timeline.comments, bindings: (await timelineOf(ctx.manager, timeline.ticketKey))?.bindings ?? [] };
+    // A redelivered or older revision changes nothing.
+    if (!(await saveTimeline(ctx.manager, row, new Date()))) return;
+    await this.rebind(ctx.manager, row, new Date());
   }
 
   async onJudged(evaluation: EvaluationJudgedV1, ctx: HandlerContext): Promise<void> {
-    await this.save(evaluation.runId, evaluation.ticketKey, qualitySignals(evaluation), ctx);
+    const version = (await answerVersionsOf(ctx.manager, evaluation.ticketKey)).find((v) => v.runId === evaluation.runId) ?? null;
+    const timeline = await timelineOf(ctx.manager, evaluation.ticketKey);
+    const source = this.source(evaluation.runId, evaluation.answerFingerprint, version, timeline, []);
+    await upsertSignals(ctx.manager, evaluationSignals(evaluation, source), new Date());
   }
 
-  private async save(runId: string, ticketKey: string, signals: ProblemSignal[], ctx: HandlerContext): Promise<void> {
-    for (const [i, s] of signals.entries()) {
-      // Deterministic id: a redelivered message cannot add the same signal twice.
-      await ctx.manager
-        .createQueryBuilder()
-        .insert()
-        .into(ProblemSignalEntity)
-        .values({ signalId: `${runId}:${s.kind}:${i}`, runId, ticketKey, kind: s.kind, detail: s.detail.slice(0, 1000) })
-        .orIgnore()
-        .execute();
+  async onExecution(record: RunExecutionRecordedV1, ctx: HandlerContext): Promise<void> {
+    const version = (await answerVersionsOf(ctx.manager, record.ticketKey)).find((v) => v.runId === record.runId) ?? null;
+    // The router records execution after publication; without the answer version the signal has no source to bind.
+    if (!version) return;
+    const timeline = await timelineOf(ctx.manager, record.ticketKey);
+    await upsertSignals(ctx.manager, runtimeSignals(record, this.source(record.runId, version.answerFingerprint, version, timeline, [])), new Date());
+  }
+
+  /** Binds the timeline's /ao to the known answer versions and derives their feedback signals. */
+  private async rebind(m: EntityManager, timeline: TimelineRow, now: Date): Promise<void> {
+    const versions = await answerVersionsOf(m, timeline.ticketKey);
+    const { bindings } = bindFeedback(timeline.bindings, timeline.comments, versions);
+    await saveBindings(m, timeline.ticketKey, bindings);
+    for (const v of versions) {
+      const mine = bindings.filter((b) => b.runId === v.runId);
+      if (mine.length === 0) continue;
+      const refs = timeline.comments.filter((c) => mine.some((b) => b.commentId === c.id)).map((c) => ({ id: c.id, bodyDigest: bodyDigest(c.body) }));
+      await upsertSignals(m, feedbackSignals(timeline.ticketKey, mine, this.source(v.runId, v.answerFingerprint, v, timeline, refs)), now);
     }
+  }
+
+  private source(runId: string, answerFingerprint: string, version: AnswerVersionRow | null, timeline: TimelineRow | null, referenceComments: SignalSource['referenceComments']): SignalSource {
+    const anchor = version?.cutoff ?? version?.publishedAt ?? null;
+    return { runId, answerFingerprint, cutoff: version?.cutoff ?? null, ticketDigest: anchor ? analysedDigest(timeline?.comments ?? null, anchor) : 'unknown', referenceComments };
   }
 }

@@ -1,0 +1,83 @@
+import type { SignalSource } from '../collect-signals/signal-refs';
+import { runFinding, type CaseJudgement, type RunFinding } from '../judge-criteria/criterion-judge';
+import type { FocusCandidate } from '../select-focus/focus-selector';
+import { FOCUS_LIMITS } from './focus-outcome';
+
+/**
+ * Focus creation and re-check. Before anything is replayed the frozen sources are compared with
+ * the tickets as they are now: a changed target stops the candidate (its ref suppressed, the
+ * others released), a changed control is only dropped. Then the fresh baseline decides: every
+ * target replayed, at least two blocking gaps and a `gaps_found` finding create the Focus.
+ */
+
+export interface CurrentSource {
+  ticketDigest: string;
+  referenceComments: readonly { id: string; bodyDigest: string }[];
+}
+
+const sameSource = (frozen: SignalSource, now: CurrentSource | undefined): boolean => {
+  if (!now || now.ticketDigest !== frozen.ticketDigest) return false;
+  const current = new Map(now.referenceComments.map((c) => [c.id, c.bodyDigest]));
+  return frozen.referenceComments.every((c) => current.get(c.id) === c.bodyDigest);
+};
+
+export type SourceCheck =
+  | { kind: 'unchanged'; droppedControls: string[] }
+  | { kind: 'changed'; changedRefs: string[]; releasedRefs: string[]; droppedControls: string[] };
+
+/** Compares every case's frozen source with the current one (missing = changed). */
+export function recheckSources(candidate: Pick<FocusCandidate, 'targets' | 'controls'>, current: ReadonlyMap<string, CurrentSource>): SourceCheck {
+  const droppedControls = candidate.controls.filter((c) => !sameSource(c.source, current.get(c.ticketKey))).map((c) => c.ticketKey);
+  const changed = candidate.targets.filter((t) => !sameSource(t.source, current.get(t.ticketKey)));
+  if (changed.length === 0) return { kind: 'unchanged', droppedControls };
+  const changedRefs = changed.map((t) => t.ref);
+  return { kind: 'changed', changedRefs, releasedRefs: candidate.targets.map((t) => t.ref).filter((r) => !changedRefs.includes(r)), droppedControls };
+}
+
+export interface ReplayedCase {
+  caseId: string;
+  role: 'target' | 'control';
+  /** The replay produced an answer to judge (a failed target blocks, a failed control is evidence). */
+  executed: boolean;
+  judgement: CaseJudgement;
+}
+
+export interface BaselineDecision {
+  outcome: 'focus_created' | 'focus_candidate_rejected';
+  reason: string;
+  finding: RunFinding;
+  confirmedGapTargets: string[];
+}
+
+const blockingStatus = (c: ReplayedCase, blockingId: string) => c.judgement.results.find((r) => r.criterionId === blockingId)?.status ?? 'inconclusive';
+
+/** The creation decision of a fresh baseline over targets and controls (controls never decide it). */
+export function decideBaseline(cases: readonly ReplayedCase[], blockingCriterionId: string): BaselineDecision {
+  const targets = cases.filter((c) => c.role === 'target');
+  const finding = runFinding(
+    targets.map((t) => t.judgement),
+    blockingCriterionId,
+  );
+  const confirmedGapTargets = targets.filter((t) => t.executed && blockingStatus(t, blockingCriterionId) === 'gap').map((t) => t.caseId);
+  const failed = targets.filter((t) => !t.executed).map((t) => t.caseId);
+  const reject = (reason: string): BaselineDecision => ({ outcome: 'focus_candidate_rejected', reason, finding, confirmedGapTargets });
+  if (failed.length > 0) return reject(`target replay failed: ${failed.join(', ')}`);
+  if (confirmedGapTargets.length < FOCUS_LIMITS.minTargets) return reject(`the blocking criterion is a gap on ${confirmedGapTargets.length} target(s); a Focus needs ${FOCUS_LIMITS.minTargets}`);
+  if (finding !== 'gaps_found') return reject(`the baseline finding is ${finding}`);
+  return { outcome: 'focus_created', reason: `the blocking criterion is a gap on ${confirmedGapTargets.length} of ${targets.length} targets`, finding, confirmedGapTargets };
+}
+
+export type Reproducibility = { kind: 'active'; confirmedGaps: number } | { kind: 'auto_close'; confirmedGaps: number; met: number } | { kind: 'inconclusive'; confirmedGaps: number };
+
+/**
+ * An active Focus re-checked on a fresh baseline: two confirmed gaps keep it active; fewer, with a
+ * strict majority of targets met and no target failure, close it (one-way); anything else is inconclusive.
+ */
+export function reproducibility(cases: readonly ReplayedCase[], blockingCriterionId: string): Reproducibility {
+  const targets = cases.filter((c) => c.role === 'target');
+  const confirmedGaps = targets.filter((t) => t.executed && blockingStatus(t, blockingCriterionId) === 'gap').length;
+  if (confirmedGaps >= FOCUS_LIMITS.minTargets) return { kind: 'active', confirmedGaps };
+  const met = targets.filter((t) => t.executed && blockingStatus(t, blockingCriterionId) === 'met').length;
+  if (targets.every((t) => t.executed) && met * 2 > targets.length) return { kind: 'auto_close', confirmedGaps, met };
+  return { kind: 'inconclusive', confirmedGaps };
+}

@@ -1,0 +1,96 @@
+import type { CaseJudgement, CriterionStatus } from '../judge-criteria/criterion-judge';
+import type { SignalSource } from '../collect-signals/signal-refs';
+import { decideBaseline, recheckSources, reproducibility, type ReplayedCase } from './baseline';
+import { candidateGate, transitionOf } from './candidate-gate';
+import { attemptsStartedToday, FOCUS_OUTCOMES, OUTCOME_MEANING, shouldRetire, type AttemptRecord } from './focus-outcome';
+
+const BLOCK = 'lead-lock-waits';
+const judged = (caseId: string, blocking: CriterionStatus, other: CriterionStatus = 'met'): CaseJudgement => ({
+  caseId,
+  results: [
+    { criterionId: BLOCK, status: blocking, reason: '' },
+    { criterionId: 'queried-lock-waits', status: other, reason: '' },
+  ],
+});
+const target = (caseId: string, blocking: CriterionStatus, other: CriterionStatus = 'met', executed = true): ReplayedCase => ({ caseId, role: 'target', executed, judgement: judged(caseId, blocking, other) });
+const control = (caseId: string, blocking: CriterionStatus): ReplayedCase => ({ caseId, role: 'control', executed: true, judgement: judged(caseId, blocking) });
+const source = (ticket: string, body = 'b1'): SignalSource => ({ runId: `run-${ticket}`, answerFingerprint: 'f'.repeat(64), cutoff: null, ticketDigest: `d-${ticket}`, referenceComments: [{ id: 'c1', bodyDigest: body }] });
+
+describe('Focus baseline', () => {
+  it('creates a Focus only on two confirmed blocking gaps with every target replayed; controls never decide', () => {
+    expect(decideBaseline([target('A', 'gap'), target('B', 'gap'), control('C', 'gap')], BLOCK)).toMatchObject({ outcome: 'focus_created', finding: 'gaps_found', confirmedGapTargets: ['A', 'B'] });
+    expect(decideBaseline([target('A', 'gap'), target('B', 'met'), control('C', 'met')], BLOCK)).toMatchObject({ outcome: 'focus_candidate_rejected', reason: expect.stringContaining('1 target') });
+    expect(decideBaseline([target('A', 'gap'), target('B', 'not_applicable'), target('C', 'inconclusive')], BLOCK).outcome).toBe('focus_candidate_rejected');
+    expect(decideBaseline([target('A', 'gap'), target('B', 'gap'), target('C', 'gap', 'met', false)], BLOCK)).toMatchObject({ outcome: 'focus_candidate_rejected', reason: 'target replay failed: C' });
+  });
+
+  it('re-checks frozen sources first: a changed target suppresses its ref and releases the others, a changed control is dropped', () => {
+    const candidate = { targets: [{ ticketKey: 'A', ref: 'sig_a', source: source('A'), statement: '' }, { ticketKey: 'B', ref: 'sig_b', source: source('B'), statement: '' }], controls: [{ ticketKey: 'C', source: source('C') }] };
+    const now = new Map([
+      ['A', { ticketDigest: 'd-A', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] }],
+      ['B', { ticketDigest: 'd-B', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] }],
+      ['C', { ticketDigest: 'd-C', referenceComments: [{ id: 'c1', bodyDigest: 'edited' }] }],
+    ]);
+    expect(recheckSources(candidate, now)).toEqual({ kind: 'unchanged', droppedControls: ['C'] });
+    now.set('B', { ticketDigest: 'd-B-new', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] });
+    expect(recheckSources(candidate, now)).toEqual({ kind: 'changed', changedRefs: ['sig_b'], releasedRefs: ['sig_a'], droppedControls: ['C'] });
+    now.delete('A');
+    expect(recheckSources(candidate, now)).toMatchObject({ changedRefs: ['sig_a', 'sig_b'], releasedRefs: [] });
+  });
+
+  it('keeps a Focus active on two gaps, closes it on a strict majority met without failures, else inconclusive', () => {
+    expect(reproducibility([target('A', 'gap'), target('B', 'gap'), target('C', 'met')], BLOCK)).toEqual({ kind: 'active', confirmedGaps: 2 });
+    expect(reproducibility([target('A', 'gap'), target('B', 'met'), target('C', 'met')], BLOCK)).toEqual({ kind: 'auto_close', confirmedGaps: 1, met: 2 });
+    expect(reproducibility([target('A', 'gap'), target('B', 'met'), target('C', 'inconclusive'), target('D', 'inconclusive')], BLOCK).kind).toBe('inconclusive');
+    expect(reproducibility([target('A', 'met'), target('B', 'met'), target('C', 'gap', 'met', false)], BLOCK).kind).toBe('inconclusive');
+  });
+});
+
+describe('candidate gate', () => {
+  it('labels every transition', () => {
+    expect([transitionOf('met', 'gap'), transitionOf('gap', 'gap'), transitionOf('gap', 'met'), transitionOf('met', 'inconclusive'), transitionOf('met', 'met'), transitionOf('not_applicable', 'not_applicable')]).toEqual([
+      'regression',
+      'preexisting_unresolved',
+      'fixed',
+      'inconclusive',
+      'preserved',
+      'not_applicable',
+    ]);
+  });
+
+  it('accepts when the blocking criterion is met on every target; follow-ups, target regressions and control regressions are recorded', () => {
+    const gate = candidateGate([target('A', 'gap', 'gap'), target('B', 'gap'), control('C', 'met')], [target('A', 'met', 'gap'), target('B', 'met', 'gap'), control('C', 'gap')], BLOCK);
+    expect(gate.status).toBe('accepted');
+    expect(gate.fixedTargets).toEqual(['A', 'B']);
+    expect(gate.followUpGaps.map((r) => r.caseId)).toEqual(['A', 'B']);
+    expect(gate.regressions.map((r) => [r.caseId, r.criterionId])).toEqual([['B', 'queried-lock-waits']]);
+    expect(gate.controlRegressions.map((r) => r.caseId)).toEqual(['C']);
+  });
+
+  it('rejects a remaining blocking gap and is inconclusive when a target could not be judged or replayed', () => {
+    expect(candidateGate([target('A', 'gap'), target('B', 'gap')], [target('A', 'met'), target('B', 'gap')], BLOCK)).toMatchObject({ status: 'rejected', reason: expect.stringContaining('B') });
+    expect(candidateGate([target('A', 'gap'), target('B', 'gap')], [target('A', 'met'), target('B', 'inconclusive')], BLOCK).status).toBe('inconclusive');
+    expect(candidateGate([target('A', 'gap'), target('B', 'gap')], [target('A', 'met')], BLOCK).status).toBe('inconclusive');
+  });
+});
+
+describe('outcomes and limits', () => {
+  it('gives every outcome a consumption meaning', () => {
+    for (const o of FOCUS_OUTCOMES) expect(OUTCOME_MEANING[o].meaning.length).toBeGreaterThan(10);
+    expect(OUTCOME_MEANING.focus_candidate_rejected.consumption).toBe('none');
+    expect(OUTCOME_MEANING.focus_candidate_source_changed.consumption).toBe('changed_suppressed_unchanged_released');
+    expect(OUTCOME_MEANING.focus_human_handoff).toMatchObject({ consumption: 'consumed', holdsActiveSlot: false });
+  });
+
+  it('counts attempts per Shanghai day and retires only after 7 days, 10 reviewed attempts and 6 without improvement', () => {
+    const at = (iso: string, improved = false): AttemptRecord => ({ startedAt: iso, reviewed: true, confirmedImprovement: improved });
+    // 17:00 UTC on the 1st is already the 2nd in Shanghai.
+    expect(attemptsStartedToday([at('2026-12-01T15:00:00Z'), at('2026-12-01T17:00:00Z'), at('2026-12-02T03:00:00Z')], new Date('2026-12-02T04:00:00Z'), 'Asia/Shanghai')).toBe(2);
+    const ten = Array.from({ length: 10 }, (_, i) => at(`2026-12-0${1 + (i % 9)}T05:00:00Z`, i === 3));
+    expect(shouldRetire('2026-11-20T00:00:00Z', ten, new Date('2026-12-01T00:00:00Z'))).toBe(true);
+    expect(shouldRetire('2026-11-28T00:00:00Z', ten, new Date('2026-12-01T00:00:00Z'))).toBe(false);
+    expect(shouldRetire('2026-11-20T00:00:00Z', ten.slice(0, 9), new Date('2026-12-01T00:00:00Z'))).toBe(false);
+    const lateWin = ten.map((a, i) => (i === 8 ? { ...a, confirmedImprovement: true } : a));
+    expect(shouldRetire('2026-11-20T00:00:00Z', lateWin, new Date('2026-12-01T00:00:00Z'))).toBe(false);
+  });
+});

@@ -1,0 +1,122 @@
+import type { TimelineCommentV1 } from '@aoc/contracts';
+import type { FeedbackBinding } from '@aoc/feedback';
+import type { EntityManager } from 'typeorm';
+import type { ProblemSignalRef, SignalSource } from '../collect-signals/signal-refs';
+
+/**
+ * The optimizer's one data-access layer for what it observes: answer versions, the latest
+ * timeline per ticket with its /ao bindings, and problem-signal refs with their consumption.
+ * Every write is idempotent (keyed upserts; an older timeline revision changes nothing).
+ */
+
+export interface AnswerVersionRow {
+  runId: string;
+  ticketKey: string;
+  answerFingerprint: string;
+  cutoff: string | null;
+  publishedAt: string;
+  decision: string;
+  requestedContext: string[];
+}
+
+export interface TimelineRow {
+  ticketKey: string;
+  revision: number;
+  comments: TimelineCommentV1[];
+  bindings: FeedbackBinding[];
+}
+
+export type SignalState = 'open' | 'consumed' | 'suppressed';
+export interface StoredSignal extends ProblemSignalRef {
+  state: SignalState;
+  focusId: string | null;
+}
+
+const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
+const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+
+export async function saveAnswerVersion(m: EntityManager, v: AnswerVersionRow): Promise<void> {
+  await m.query(
+    `INSERT INTO "optimizer"."answer_versions" ("run_id", "ticket_key", "answer_fingerprint", "cutoff", "published_at", "decision", "requested_context")
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) ON CONFLICT ("run_id") DO NOTHING`,
+    [v.runId, v.ticketKey, v.answerFingerprint, v.cutoff, v.publishedAt, v.decision, JSON.stringify(v.requestedContext)],
+  );
+}
+
+export async function answerVersionsOf(m: EntityManager, ticketKey: string): Promise<AnswerVersionRow[]> {
+  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."answer_versions" WHERE "ticket_key" = $1 ORDER BY "published_at", "run_id"`, [ticketKey]);
+  return rows.map((r) => ({
+    runId: String(r['run_id']),
+    ticketKey: String(r['ticket_key']),
+    answerFingerprint: String(r['answer_fingerprint']),
+    cutoff: iso(r['cutoff']),
+    publishedAt: iso(r['published_at']) ?? '',
+    decision: String(r['decision']),
+    requestedContext: json<string[]>(r['requested_context']),
+  }));
+}
+
+export async function timelineOf(m: EntityManager, ticketKey: string): Promise<TimelineRow | null> {
+  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."ticket_timelines" WHERE "ticket_key" = $1`, [ticketKey]);
+  const r = rows[0];
+  return r ? { ticketKey, revision: Number(r['revision']), comments: json<TimelineCommentV1[]>(r['comments']), bindings: json<FeedbackBinding[]>(r['bindings']) } : null;
+}
+
+/** Keeps the newest revision only; returns false when the given one is not newer than what is stored. */
+export async function saveTimeline(m: EntityManager, t: TimelineRow, at: Date): Promise<boolean> {
+  const rows: unknown[] = await m.query(
+    `INSERT INTO "optimizer"."ticket_timelines" ("ticket_key", "revision", "comments", "bindings", "observed_at") VALUES ($1, $2, $3::jsonb, $4::jsonb, $5)
+     ON CONFLICT ("ticket_key") DO UPDATE SET "revision" = excluded."revision", "comments" = excluded."comments", "bindings" = excluded."bindings", "observed_at" = excluded."observed_at"
+     WHERE "ticket_timelines"."revision" < excluded."revision" RETURNING "ticket_key"`,
+    [t.ticketKey, t.revision, JSON.stringify(t.comments), JSON.stringify(t.bindings), at],
+  );
+  return rows.length > 0;
+}
+
+/** Bindings change only through a newer timeline or a newly known answer version. */
+export async function saveBindings(m: EntityManager, ticketKey: string, bindings: readonly FeedbackBinding[]): Promise<void> {
+  await m.query(`UPDATE "optimizer"."ticket_timelines" SET "bindings" = $2::jsonb WHERE "ticket_key" = $1`, [ticketKey, JSON.stringify(bindings)]);
+}
+
+/** New refs are inserted open; a ref seen again keeps its state and gets the newer wording. */
+export async function upsertSignals(m: EntityManager, refs: readonly ProblemSignalRef[], at: Date): Promise<void> {
+  for (const s of refs) {
+    await m.query(
+      `INSERT INTO "optimizer"."signal_refs" ("ref", "ticket_key", "kind", "signature", "statement", "source", "coverage", "evaluation_id", "feedback_comment_id", "first_seen_at", "last_seen_at")
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $10)
+       ON CONFLICT ("ref") DO UPDATE SET "statement" = excluded."statement", "signature" = excluded."signature", "evaluation_id" = coalesce(excluded."evaluation_id", "signal_refs"."evaluation_id"), "last_seen_at" = excluded."last_seen_at"`,
+      [s.ref, s.ticketKey, s.kind, s.signature, s.statement, JSON.stringify(s.source), s.coverage, s.evaluationId, s.feedbackCommentId, at],
+    );
+  }
+}
+
+function toSignal(r: Record<string, unknown>): StoredSignal {
+  return {
+    ref: String(r['ref']),
+    kind: String(r['kind']) as StoredSignal['kind'],
+    ticketKey: String(r['ticket_key']),
+    source: json<SignalSource>(r['source']),
+    statement: String(r['statement']),
+    signature: String(r['signature']),
+    coverage: (r['coverage'] as StoredSignal['coverage']) ?? null,
+    evaluationId: (r['evaluation_id'] as string | null) ?? null,
+    feedbackCommentId: (r['feedback_comment_id'] as string | null) ?? null,
+    state: String(r['state']) as SignalState,
+    focusId: (r['focus_id'] as string | null) ?? null,
+  };
+}
+
+export async function signals(m: EntityManager, filter: { state?: SignalState; ticketKey?: string } = {}): Promise<StoredSignal[]> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (filter.state) where.push(`"state" = $${args.push(filter.state)}`);
+  if (filter.ticketKey) where.push(`"ticket_key" = $${args.push(filter.ticketKey)}`);
+  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."signal_refs" ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY "ref"`, args);
+  return rows.map(toSignal);
+}
+
+/** Moves refs between states; `consumed` records the Focus, released refs are open again. */
+export async function setSignalState(m: EntityManager, refs: readonly string[], state: SignalState, focusId: string | null = null): Promise<void> {
+  if (refs.length === 0) return;
+  await m.query(`UPDATE "optimizer"."signal_refs" SET "state" = $2, "focus_id" = $3 WHERE "ref" = ANY($1)`, [refs, state, state === 'open' ? null : focusId]);
+}

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import type { Verdict } from '@aoc/contracts';
+import { familyLabel, isMetricFamilyId, type MetricFamilyId } from '@aoc/metric-ontology';
+import type { Criterion } from '../judge-criteria/criterion-judge';
+import type { ProblemSignalRef, SignalSource } from '../collect-signals/signal-refs';
+import { FOCUS_LIMITS } from '../focus/focus-outcome';
+
+/**
+ * The built-in Focus selector: groups open problem signals by signature and proposes one narrow
+ * problem with 2-5 targets (each citing exactly one signal ref of its own ticket), 0-2 controls
+ * (answers judged at least as good as the human's, with no AI gap, on the same family) and exactly
+ * one blocking criterion. Broad or unclassifiable signatures and runtime coverage are refused; a
+ * grouping already rejected by a baseline is not proposed again.
+ */
+
+export interface SelectableSignal extends ProblemSignalRef {
+  /** Consumed by a Focus, or suppressed after its source changed: not selectable. */
+  unavailable: boolean;
+}
+
+export interface ControlCandidate {
+  ticketKey: string;
+  source: SignalSource;
+  verdict: Verdict;
+  aiGapCount: number;
+  /** Ontology family of the answer's leading mechanism (null: none named). */
+  leadingFamily: string | null;
+}
+
+export interface FocusTarget {
+  ticketKey: string;
+  ref: string;
+  source: SignalSource;
+  statement: string;
+}
+
+export interface FocusControl {
+  ticketKey: string;
+  source: SignalSource;
+}
+
+export interface FocusCandidate {
+  /** Digest of the grouping (target refs and control tickets): its identity for rejection memory. */
+  groupingDigest: string;
+  signature: string;
+  problemStatement: string;
+  blockingCriterionId: string;
+  criteria: Criterion[];
+  targets: FocusTarget[];
+  controls: FocusControl[];
+}
+
+export type Selection = { kind: 'candidate'; candidate: FocusCandidate } | { kind: 'none'; reason: string };
+
+const KIND_ORDER: Record<ProblemSignalRef['kind'], number> = { explicit_feedback: 0, ai_gap: 1, key_difference: 2, runtime: 3 };
+const CONTROL_VERDICTS: ReadonlySet<Verdict> = new Set(['ai_better', 'equivalent']);
+
+export function groupingDigest(targetRefs: readonly string[], controlTickets: readonly string[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([[...targetRefs].sort(), [...controlTickets].sort()]))
+    .digest('hex');
+}
+
+/** The family a quality signature names, or null for signatures the selector refuses as broad. */
+function familyOf(signature: string): MetricFamilyId | null {
+  const m = /^quality:([a-z_]+)$/.exec(signature);
+  return m && m[1] !== 'unknown' && isMetricFamilyId(m[1]) ? m[1] : null;
+}
+
+/** Blocking: the leading mechanism belongs to the family; kept alongside: that family was measured. */
+function criteriaFor(family: MetricFamilyId): { blockingCriterionId: string; criteria: Criterion[] } {
+  const blocking: Criterion = { id: `lead-${family.replace(/_/g, '-')}`, kind: 'leading_mechanism_family', family, requiredCapabilities: ['provider_evidence'] };
+  const queried: Criterion = { id: `queried-${family.replace(/_/g, '-')}`, kind: 'evidence_family_queried', family, requiredCapabilities: [] };
+  return { blockingCriterionId: blocking.id, criteria: [blocking, queried] };
+}
+
+/** One target per ticket: its strongest signal of the signature (explicit feedback first), stable by ref. */
+function targetsOf(signals: readonly SelectableSignal[]): FocusTarget[] {
+  const byTicket = new Map<string, SelectableSignal>();
+  for (const s of [...signals].sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.ref.localeCompare(b.ref))) {
+    if (!byTicket.has(s.ticketKey)) byTicket.set(s.ticketKey, s);
+  }
+  return [...byTicket.values()]
+    .sort((a, b) => a.ticketKey.localeCompare(b.ticketKey))
+    .slice(0, FOCUS_LIMITS.maxTargets)
+    .map((s) => ({ ticketKey: s.ticketKey, ref: s.ref, source: s.source, statement: s.statement }));
+}
+
+function controlsOf(family: string, candidates: readonly ControlCandidate[], targets: readonly FocusTarget[]): FocusControl[] {
+  const taken = new Set(targets.map((t) => t.ticketKey));
+  return candidates
+    .filter((c) => CONTROL_VERDICTS.has(c.verdict) && c.aiGapCount === 0 && c.leadingFamily === family && !taken.has(c.ticketKey))
+    .sort((a, b) => a.ticketKey.localeCompare(b.ticketKey))
+    .slice(0, FOCUS_LIMITS.maxControls)
+    .map((c) => ({ ticketKey: c.ticketKey, source: c.source }));
+}
+
+/** Proposes the narrow problem with the most distinct tickets (ties: signature order), or says why there is none. */
+export function selectFocus(signals: readonly SelectableSignal[], controls: readonly ControlCandidate[], rejectedGroupings: ReadonlySet<string>): Selection {
+  const open = signals.filter((s) => !s.unavailable);
+  const bySignature = new Map<string, SelectableSignal[]>();
+  for (const s of open) bySignature.set(s.signature, [...(bySignature.get(s.signature) ?? []), s]);
+  const refused: string[] = [];
+  const proposals: FocusCandidate[] = [];
+  for (const [signature, group] of [...bySignature].sort(([a], [b]) => a.localeCompare(b))) {
+    const family = familyOf(signature);
+    if (family === null) {
+      refused.push(signature.startsWith('runtime:') ? `${signature} (runtime coverage is investigated, not tuned)` : `${signature} (too broad)`);
+      continue;
+    }
+    const targets = targetsOf(group);
+    if (targets.length < FOCUS_LIMITS.minTargets) continue;
+    const chosenControls = controlsOf(family, controls, targets);
+    const digest = groupingDigest(
+      targets.map((t) => t.ref),
+      chosenControls.map((c) => c.ticketKey),
+    );
+    if (rejectedGroupings.has(digest)) continue;
+    proposals.push({
+      groupingDigest: digest,
+      signature,
+      problemStatement: `On ${targets.length} tickets the human answer attributes the incident to ${familyLabel(family)} and the published answer leads with something else.`,
+      ...criteriaFor(family),
+      targets,
+      controls: chosenControls,
+    });
+  }
+  if (proposals.length === 0) {
+    const why = open.length === 0 ? 'no open problem signal' : 'no narrow problem is shared by two or more tickets';
+    return { kind: 'none', reason: refused.length > 0 ? `${why}; refused: ${refused.slice(0, 5).join(', ')}` : why };
+  }
+  proposals.sort((a, b) => b.targets.length - a.targets.length || a.signature.localeCompare(b.signature));
+  return { kind: 'candidate', candidate: proposals[0] };
+}
