@@ -22,7 +22,9 @@ const published: RunPublishedV1 = {
   clarificationSimulation: { required: false, requestedContext: [] },
 } as unknown as RunPublishedV1;
 const comment = (id: string, body: string, createdAt: string, over: Partial<TimelineCommentV1> = {}): TimelineCommentV1 => ({ id, authorRole: 'support', visibility: 'public', createdAt, updatedAt: createdAt, body, visibleToAi: false, feedback: null, ...over });
-const timeline = (revision: number, comments: TimelineCommentV1[]): TicketTimelineUpdatedV1 => ({ ticketKey: 'SUP-7001', observedAt: '2026-11-20T12:00:00.000Z', revision, comments });
+/** Revisions are epoch-millisecond sized, as the collector numbers them. */
+const REV = 1_796_139_206_437;
+const timeline = (n: number, comments: TimelineCommentV1[]): TicketTimelineUpdatedV1 => ({ ticketKey: 'SUP-7001', observedAt: '2026-11-20T12:00:00.000Z', revision: REV + n, comments });
 const customer = comment('c-1', 'queries are slow since 09:40', '2026-11-20T09:45:00.000Z', { authorRole: 'customer', visibleToAi: true });
 const ao = (body: string, updatedAt = '2026-11-20T11:00:00.000Z') => comment('c-3', body, '2026-11-20T11:00:00.000Z', { visibility: 'internal', updatedAt });
 const evaluation: EvaluationJudgedV1 = {

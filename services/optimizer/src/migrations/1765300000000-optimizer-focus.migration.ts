@@ -23,7 +23,7 @@ export class OptimizerFocus1765300000000 implements MigrationInterface {
     await q.query(`CREATE INDEX "answer_versions_ticket" ON "optimizer"."answer_versions" ("ticket_key", "published_at")`);
     await q.query(`CREATE TABLE "optimizer"."ticket_timelines" (
       "ticket_key" text PRIMARY KEY,
-      "revision" integer NOT NULL,
+      "revision" bigint NOT NULL,
       "comments" jsonb NOT NULL,
       "bindings" jsonb NOT NULL DEFAULT '[]'::jsonb,
       "observed_at" timestamptz NOT NULL

@@ -1,93 +1,73 @@
-/**
- * Family mechanism rules v1: versioned data the optimizer may change and replay. The engine in
- * `family-rules.ts` reads these over metric families, so a rule fires on any exporter's names.
- */
-export const FAMILY_RULES_VERSION = 'family-rules-v2';
-
-/** |robust shift| at which a series counts as deviating (the providers' reporting threshold). */
-export const DEVIATION_THRESHOLD = 3.5;
-
-/** And its level must move by at least this share of its usual level (when that is not 0). */
-export const MIN_RELATIVE_CHANGE = 0.1;
+import { isMetricFamilyId } from '@aoc/metric-ontology';
+import { readVersionedData } from '@aoc/versioned-data';
+import { z } from 'zod';
 
 /**
- * Families that show what a problem looks like rather than why: the reported symptom (latency,
- * errors, availability), rollbacks and memory use (it follows the workload; only a floor reached
- * or swap shows pressure). They lead only when nothing else moved, or when they reached a limit
- * or floor.
+ * Family mechanism rules: versioned data the optimizer may change and replay
+ * (`services/router/data/family-rules.json`, declared in the versioned-data manifest). The engine
+ * in `family-rules.ts` reads these over metric families, so a rule fires on any exporter's names.
+ * The advice texts and event families below stay in code: they are wording, not tunables.
  */
-export const EFFECT_FAMILIES: readonly string[] = ['statement_latency', 'errors', 'availability', 'rollbacks', 'memory'];
+export const FAMILY_RULES_PATH = 'services/router/data/family-rules.json';
 
-/** Throughput families: a drop in them is the workload stalling (an effect), a rise can be a cause. */
-export const THROUGHPUT_FAMILIES: readonly string[] = ['commits', 'statement_rate', 'rows_read', 'rows_written', 'network', 'io_throughput', 'iops'];
+const Family = z.string().refine(isMetricFamilyId, 'must be a metric family of the ontology');
+const Share = z.number().min(0).max(1);
 
-/**
- * Common causal paths between families: among changes that start together, one that usually
- * drives another is the cause and the other its effect (a path the red-herring rule also reads).
- */
-export const DRIVES: Readonly<Record<string, readonly string[]>> = {
-  deadlocks: ['rollbacks', 'errors', 'lock_waits', 'statement_latency'],
-  lock_waits: ['active_sessions', 'connections', 'statement_latency', 'rollbacks', 'commits', 'statement_rate'],
-  locks: ['lock_waits', 'active_sessions', 'connections', 'statement_latency', 'commits', 'statement_rate'],
-  wal: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'checkpoints', 'storage_used', 'storage_free', 'replication_lag'],
-  checkpoints: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'statement_latency'],
-  maintenance: ['iops', 'io_throughput', 'io_latency', 'io_queue', 'cpu', 'rows_read', 'network', 'memory', 'statement_latency'],
-  rows_written: ['wal', 'iops', 'io_throughput', 'checkpoints', 'replication_lag', 'storage_used', 'lock_waits', 'memory'],
-  rows_read: ['cpu', 'iops', 'io_throughput', 'cache_hit', 'statement_latency', 'lock_waits', 'memory'],
-  statement_rate: ['cpu', 'connections', 'active_sessions', 'rows_read', 'rows_written', 'commits', 'network', 'iops', 'lock_waits'],
-  active_sessions: ['lock_waits', 'cpu'],
-  commits: ['wal', 'iops', 'io_throughput', 'cpu'],
-  connections: ['memory', 'cpu', 'active_sessions'],
-  swap: ['io_latency', 'io_queue', 'iops', 'statement_latency'],
-  memory: ['swap', 'restarts', 'uptime', 'availability'],
-  restarts: ['uptime', 'availability', 'connections', 'errors', 'cache_hit'],
-  uptime: ['availability', 'connections', 'errors'],
-  failover: ['restarts', 'uptime', 'availability', 'connections', 'errors', 'replication_lag'],
-  iops: ['io_latency', 'io_queue', 'statement_latency'],
-  io_throughput: ['io_latency', 'io_queue', 'memory'],
-  io_credits: ['iops', 'io_latency', 'io_queue'],
-  cpu_credits: ['cpu'],
-  cpu: ['statement_latency', 'active_sessions'],
-  network: ['statement_latency', 'errors'],
-  storage_free: ['errors', 'availability'],
-  replication_lag: [],
-};
+export const FamilyRulesData = z
+  .object({
+    version: z.string().min(1).max(64),
+    /** |robust shift| at which a series counts as deviating (the providers' reporting threshold). */
+    deviationThreshold: z.number().min(1).max(20),
+    /** And its level must move by at least this share of its usual level (when that is not 0). */
+    minRelativeChange: Share,
+    /**
+     * Families that show what a problem looks like rather than why: the reported symptom (latency,
+     * errors, availability), rollbacks and memory use. They lead only when nothing else moved, or
+     * when they reached a limit or floor.
+     */
+    effectFamilies: z.array(Family).max(40),
+    /** Throughput families: a drop in them is the workload stalling (an effect), a rise can be a cause. */
+    throughputFamilies: z.array(Family).max(40),
+    /**
+     * Common causal paths between families: among changes that start together, one that usually
+     * drives another is the cause and the other its effect (a path the red-herring rule also reads).
+     */
+    drives: z.record(Family, z.array(Family).max(40)),
+    /** Changes that start within this share of the window (at least a minute) count as simultaneous. */
+    simultaneity: z.object({ windowShare: Share, minMs: z.number().int().min(0).max(3_600_000) }).strict(),
+    /** Changes starting this long before to this long after the customer's reported onset count as "around" it. */
+    onsetWindow: z.object({ beforeMs: z.number().int().min(0).max(86_400_000), afterMs: z.number().int().min(0).max(86_400_000) }).strict(),
+    /** A series is back to normal when its last value is within this share of its excursion from the baseline. */
+    recoveredWithin: Share,
+    /** A family approaching the family that bounds it (both measured): peak / limit at or above `ratio`. */
+    limits: z.array(z.object({ family: Family, limit: Family, ratio: Share }).strict()).max(20),
+    /** A utilisation in percent of its own capacity: a rise from below `from` to `at` or above is that capacity reached. */
+    saturation: z.array(z.object({ family: Family, unit: z.literal('percent'), from: z.number().min(0).max(100), at: z.number().min(0).max(100) }).strict()).max(10),
+    /** A family that runs out toward zero: its low falls to `ratio` of its starting value or below. */
+    floors: z.array(z.object({ family: Family, ratio: Share }).strict()).max(20),
+  })
+  .strict();
+export type FamilyRulesData = z.infer<typeof FamilyRulesData>;
 
-/** Changes that start within this share of the window (at least a minute) count as simultaneous. */
-export const SIMULTANEITY = { windowShare: 0.03, minMs: 60_000 };
+const DATA = readVersionedData(FAMILY_RULES_PATH, FamilyRulesData);
 
-/** Changes starting this long before to this long after the customer's reported onset count as "around" it. */
-export const ONSET_WINDOW = { beforeMs: 10 * 60_000, afterMs: 15 * 60_000 };
+export const FAMILY_RULES_VERSION = DATA.version;
+export const DEVIATION_THRESHOLD = DATA.deviationThreshold;
+export const MIN_RELATIVE_CHANGE = DATA.minRelativeChange;
+export const EFFECT_FAMILIES: readonly string[] = DATA.effectFamilies;
+export const THROUGHPUT_FAMILIES: readonly string[] = DATA.throughputFamilies;
+export const DRIVES: Readonly<Record<string, readonly string[]>> = DATA.drives;
+export const SIMULTANEITY = DATA.simultaneity;
+export const ONSET_WINDOW = DATA.onsetWindow;
+export const RECOVERED_WITHIN = DATA.recoveredWithin;
+export const LIMITS: readonly { family: string; limit: string; ratio: number }[] = DATA.limits;
+export const SATURATION: readonly { family: string; unit: 'percent'; from: number; at: number }[] = DATA.saturation;
+export const FLOORS: readonly { family: string; ratio: number }[] = DATA.floors;
 
 /** Families whose every move is an event: a start time moving forward is a restart, an uptime falling back is one too. */
 export const EVENTS: readonly { family: string; when: 'rises' | 'resets'; says: string }[] = [
   { family: 'restarts', when: 'rises', says: 'the database restarted' },
   { family: 'uptime', when: 'resets', says: 'the database restarted (its uptime started again from zero)' },
-];
-
-/** A series is back to normal when its last value is within this share of its excursion from the baseline. */
-export const RECOVERED_WITHIN = 0.25;
-
-/** A family approaching the family that bounds it (both measured): peak / limit at or above `ratio`. */
-export const LIMITS: readonly { family: string; limit: string; ratio: number }[] = [
-  { family: 'connections', limit: 'connection_limit', ratio: 0.85 },
-  { family: 'active_sessions', limit: 'connection_limit', ratio: 0.85 },
-  { family: 'storage_used', limit: 'storage_capacity', ratio: 0.95 },
-  { family: 'iops', limit: 'iops_limit', ratio: 0.9 },
-];
-
-/**
- * A utilisation measured in percent of its own capacity: a rise from below `from` to `at` or
- * above is that capacity reached (saturation), as strong as a limit reached.
- */
-export const SATURATION: readonly { family: string; unit: 'percent'; from: number; at: number }[] = [{ family: 'cpu', unit: 'percent', from: 80, at: 95 }];
-
-/** A family that runs out toward zero: its low falls to `ratio` of its starting value or below. */
-export const FLOORS: readonly { family: string; ratio: number }[] = [
-  { family: 'storage_free', ratio: 0.05 },
-  { family: 'io_credits', ratio: 0.05 },
-  { family: 'cpu_credits', ratio: 0.05 },
-  { family: 'memory', ratio: 0.05 },
 ];
 
 export interface FamilyAdvice {

@@ -1,0 +1,3 @@
+export * from './versioned-data';
+export * from './manifest';
+export * from './candidate-diff';

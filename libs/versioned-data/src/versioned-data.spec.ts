@@ -1,0 +1,64 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { applyCandidate, candidateDigest, checkCandidate, readPointer } from './candidate-diff';
+import { dataVersion, loadManifest, type DataManifest } from './manifest';
+import { readVersionedData, repoRoot, resolveDataPath, VERSIONED_DATA_DIR_ENV } from './versioned-data';
+
+const RULES = 'services/router/data/family-rules.json';
+const overlayWith = (files: Record<string, string>): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'aoc-overlay-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+};
+const read = (path: string) => readFileSync(join(repoRoot(), path), 'utf8');
+
+describe('versioned data', () => {
+  const manifest = loadManifest();
+
+  it('declares only files that exist and parse, and reads an overlay copy before the bundled one', () => {
+    for (const f of manifest.files) expect(() => JSON.parse(read(f.path))).not.toThrow();
+    const bundled = JSON.parse(read(RULES)) as { deviationThreshold: number };
+    const dir = overlayWith({ [RULES]: JSON.stringify({ ...bundled, deviationThreshold: 2.5 }) });
+    const env = { [VERSIONED_DATA_DIR_ENV]: dir };
+    expect(resolveDataPath(RULES, env)).toBe(join(dir, RULES));
+    expect(readVersionedData(RULES, z.object({ deviationThreshold: z.number() }).loose(), env).deviationThreshold).toBe(2.5);
+    expect(resolveDataPath('services/other.json', env)).toBe(join(repoRoot(), 'services/other.json'));
+    expect(dataVersion(manifest, env)).not.toBe(dataVersion(manifest, {}));
+    expect(dataVersion(manifest, {})).toMatch(/^data:[0-9a-f]{32}$/);
+  });
+
+  it('fails loudly on a bad data file, naming the file and the field', () => {
+    const dir = overlayWith({ [RULES]: '{"deviationThreshold":"high"}' });
+    expect(() => readVersionedData(RULES, z.object({ deviationThreshold: z.number() }), { [VERSIONED_DATA_DIR_ENV]: dir })).toThrow(/family-rules\.json: deviationThreshold: /);
+    const broken = overlayWith({ [RULES]: '{not json' });
+    expect(() => readVersionedData(RULES, z.unknown(), { [VERSIONED_DATA_DIR_ENV]: broken })).toThrow(/not readable JSON/);
+  });
+});
+
+describe('candidate policy', () => {
+  const manifest: DataManifest = { ...loadManifest(), protectedPaths: ['services/router/data/protected/', 'libs/contracts/'] };
+  const edit = (over: object = {}) => ({ path: RULES, pointer: '/deviationThreshold', value: 3, because: 'test', ...over });
+
+  it('admits an edit of a declared path, applies it, and digests candidates canonically', () => {
+    const verdict = checkCandidate({ edits: [edit()] }, manifest, read);
+    expect(verdict.ok).toBe(true);
+    expect(readPointer(JSON.parse(verdict.files?.get(RULES) ?? '{}'), '/deviationThreshold')).toBe(3);
+    const two = { edits: [edit(), edit({ pointer: '/minRelativeChange', value: 0.05 })] };
+    expect(candidateDigest(two)).toBe(candidateDigest({ edits: [...two.edits].reverse() }));
+    expect(candidateDigest(two)).not.toBe(candidateDigest({ edits: [edit()] }));
+    expect(applyCandidate({ edits: [edit({ pointer: '/drives/cpu', value: ['statement_latency'] })] }, read).get(RULES)).toContain('"cpu": [\n      "statement_latency"\n    ]');
+  });
+
+  it('refuses protected, undeclared, oversized, unknown-key and garbage proposals with their own codes', () => {
+    expect(checkCandidate({ edits: [edit({ path: 'libs/contracts/src/common.ts' })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.PROTECTED_PATH' });
+    expect(checkCandidate({ edits: [edit({ path: 'services/router/src/main.ts' })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.UNDECLARED_PATH' });
+    expect(checkCandidate({ edits: [edit({ pointer: '/nope', value: 1 })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID', detail: expect.stringContaining('no such key') });
+    expect(checkCandidate({ edits: [edit({ value: 'x'.repeat(20_000) })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.TOO_LARGE' });
+    for (const garbage of [null, 'rewrite everything', { edits: [] }, { edits: [edit({ path: '../etc/passwd' })] }]) expect(checkCandidate(garbage, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID' });
+  });
+});
