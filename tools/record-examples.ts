@@ -59,14 +59,19 @@ async function main(): Promise<void> {
   const providers = await import('@aoc/providers');
   const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
   const { BUNDLED_RECORDINGS, RecordingEntry } = await import('@aoc/service-provider-executor');
-  const { RECORDED_EXAMPLES } = await import('@aoc/launcher');
+  const { RECORDED_EXAMPLES, OPTIMIZER_DEMO_EXAMPLES, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
+  // `--optimizer-demo` records the optimizer demo's tickets into their own file instead.
+  const demo = process.argv.includes('--optimizer-demo');
+  const examples = demo ? OPTIMIZER_DEMO_EXAMPLES : RECORDED_EXAMPLES;
+  const ticketDir = demo ? OPTIMIZER_DEMO_TICKETS : join(__dirname, '..', 'services', 'router', 'examples', 'tickets');
+  const output = demo ? OPTIMIZER_DEMO_RECORDINGS : BUNDLED_RECORDINGS;
   const all = new Map<string, ReturnType<typeof RecordingEntry.parse>>();
-  for (const example of RECORDED_EXAMPLES) {
+  for (const example of examples) {
     const prom = await providers.startPrometheus(example.series());
     const peers = await peersFor(example, prom.baseUrl, providers);
     const platform = await startPlatform({ executor: peers.executor });
     try {
-      const { accepted, summary } = await runExample(platform, loadExample(join(__dirname, '..', 'services', 'router', 'examples', 'tickets', example.ticketFile)));
+      const { accepted, summary } = await runExample(platform, loadExample(join(ticketDir, example.ticketFile)));
       const rows: { entry: unknown }[] = await platform.dataSource.query(`SELECT "entry" FROM "provider_executor"."evidence_recordings" ORDER BY "key"`);
       for (const row of rows) {
         const entry = RecordingEntry.parse(row.entry);
@@ -80,8 +85,8 @@ async function main(): Promise<void> {
     }
   }
   const entries = [...all.values()].sort((a, b) => a.key.localeCompare(b.key));
-  writeFileSync(BUNDLED_RECORDINGS, JSON.stringify(entries, null, 2) + '\n');
-  process.stdout.write(`wrote ${entries.length} recordings to ${BUNDLED_RECORDINGS}\n`);
+  writeFileSync(output, JSON.stringify(entries, null, 2) + '\n');
+  process.stdout.write(`wrote ${entries.length} recordings to ${output}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -10,7 +10,9 @@ describe('schema ownership', () => {
     const tables = getMetadataArgsStorage().tables.filter((t) => entities.includes(t.target));
     expect(tables).toHaveLength(entities.length);
     const schemas = new Set(tables.map((t) => t.schema));
-    expect([...schemas]).toEqual([schemaOf(role)]);
+    // A role may keep its data through raw SQL only (no entity classes); its migrations are checked below.
+    if (entities.length > 0) expect([...schemas]).toEqual([schemaOf(role)]);
+    expect(definition.migrations.length).toBeGreaterThan(0);
     for (const migration of definition.migrations) {
       const statements: string[] = [];
       const runner = { query: async (sql: string) => void statements.push(sql) };

@@ -23,6 +23,10 @@ export interface ComparisonFacts {
   /** Facts of the published answer's measurements ("What the data shows", observations). */
   aiEvidence: readonly Fact[];
   aiText: string;
+  /** Facts of the cause the published answer claims (its cause line), beyond the ticket; null without one. */
+  aiClaim: readonly Fact[] | null;
+  /** Whether that claim is firm (not weak or undetermined); null without a claim. */
+  aiClaimFirm: boolean | null;
   humanText: string;
   ticketFacts: readonly Fact[];
   /** Ticket facts (not names) the human answer builds on. */
@@ -111,9 +115,12 @@ export function decideComparison(c: ComparisonFacts): Ground {
   const fair = c.tagged.filter((t) => t.provenance === 'own').map((t) => t.fact);
   const later = c.tagged.filter((t) => t.provenance !== 'own').map((t) => t.fact);
   const humanMech = mechanisms(fair);
-  const aiMech = mechanisms(c.aiOwn);
+  // The mechanism the answer blames is its claim; the observations name every family that moved.
+  const claimed = c.aiClaim ? mechanisms(c.aiClaim) : [];
+  const aiMech = claimed.length > 0 ? claimed : mechanisms(c.aiOwn);
   const aiUncertain = UNDETERMINED.test(c.aiText) || c.decision !== 'internal_only';
-  const aiFirm = !UNDETERMINED.test(c.aiText);
+  // An open link still to confirm does not make a stated cause less firm; a weak claim does.
+  const aiFirm = c.aiClaimFirm ?? !UNDETERMINED.test(c.aiText);
   const aiDeterminedNothing = aiMech.length === 0 && UNDETERMINED.test(c.aiText);
 
   const follow = followUpGround(c, humanMech, aiMech, aiFirm);

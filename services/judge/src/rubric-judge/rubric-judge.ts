@@ -2,6 +2,7 @@ import type { BuiltinRegistry } from '@aoc/agent-runtime';
 import type { JudgeAbstentionCode } from '@aoc/contracts';
 import { JUDGE_INSTRUCTIONS } from '../judge-answer/judge-instructions';
 import { JudgeInputV1, type Comparison, type HumanRepliesV1, type JudgeModelOutputV1, type PublishedAnswerV1 } from '../judge-answer/judge-input.schema';
+import { causeClaim } from './cause-claim';
 import { decideComparison, type Ground } from './decide-comparison';
 import { checkPreviousFeedback } from './feedback-check';
 import { factsOf, minusFacts, states, type Fact } from './facts/facts';
@@ -63,6 +64,7 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
   const aiText = `${published.customerReplyMarkdown}\n${published.internalHandoffMarkdown}`;
   const aiFacts = factsOf(aiText);
   const aiOwn = minusFacts(aiFacts, ticketFacts);
+  const claim = causeClaim(published.customerReplyMarkdown, published.internalHandoffMarkdown);
   const internalHandoffGaps = handoffGaps(published, ticketIdentifiers);
   const feedback = checkPreviousFeedback(input, published);
   const answer = selectHumanAnswer(human.comments, input.timeline, input.anchor, questionText);
@@ -80,6 +82,8 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
     aiOwn,
     aiEvidence: factsOf(evidenceText(published)),
     aiText,
+    aiClaim: claim ? minusFacts(factsOf(claim.text), ticketFacts) : null,
+    aiClaimFirm: claim?.firm ?? null,
     humanText: selected.map((c) => c.body).join('\n'),
     ticketFacts,
     humanTicketFacts,

@@ -43,14 +43,21 @@ const sha = (parts: readonly unknown[]) => createHash('sha256').update(JSON.stri
 const norm = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
 const bounded = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 500);
 
+/** Where a statement turns to the human side ("...; the customer confirmed X", "the human answer states X"). */
+const HUMAN_SIDE = /\b(?:customer confirmed|customer says|human answer (?:states|names|says|gives)|the ticket says|it was|instead)\b/gi;
+
 /**
  * The narrow problem a quality statement is about: the first metric family it names (the
  * ontology's words, so "lock waits" and "blocked sessions" group together), or `unclassified`,
  * which the selector refuses as too broad.
  */
 export function qualitySignature(statement: string): string {
+  // The side that was right: what the human (or the customer) said, not what the AI named.
+  const marker = [...statement.matchAll(HUMAN_SIDE)].at(-1);
+  const humanSide = marker?.index !== undefined ? statement.slice(marker.index + marker[0].length) : statement;
+  const mentions = familiesInText(humanSide).length > 0 ? familiesInText(humanSide) : familiesInText(statement);
   // The first mention; at one position the longer, more specific phrase ("lock wait" over "lock").
-  const [first] = [...familiesInText(statement)].sort((a, b) => a.index - b.index || b.words.join(' ').length - a.words.join(' ').length);
+  const [first] = [...mentions].sort((a, b) => a.index - b.index || b.words.join(' ').length - a.words.join(' ').length);
   return `quality:${first?.family ?? 'unclassified'}`;
 }
 

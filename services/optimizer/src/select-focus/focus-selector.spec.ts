@@ -30,10 +30,15 @@ const base = (ticket: string) => ({ runId: `run-${ticket}`, answerFingerprint: '
 
 describe('problem signal refs', () => {
   it('gives one stable ref per AI gap and key difference of a human_better answer version, none for others', () => {
-    const a = evaluationSignals(evaluation('SUP-1', ['the human answer names lock waits on orders', 'the human answer states "2.5 s"'], ['the answers name different mechanisms ("row lock")']), base('SUP-1'));
+    const a = evaluationSignals(
+      evaluation('SUP-1', ['the human answer names lock waits on orders', 'the human answer states "2.5 s"', 'named "CPU utilisation"; the customer confirmed "row locks", "lock waits"'], ['the answers name different mechanisms ("row lock")']),
+      base('SUP-1'),
+    );
+    // The signature is the human side's family, never the one the AI wrongly named.
     expect(a.map((s) => [s.kind, s.signature])).toEqual([
       ['ai_gap', 'quality:lock_waits'],
       ['ai_gap', 'quality:unclassified'],
+      ['ai_gap', 'quality:locks'],
       ['key_difference', 'quality:locks'],
     ]);
     expect(a[0].source.referenceComments).toEqual([{ id: 'c-2', bodyDigest: 'b'.repeat(64) }]);

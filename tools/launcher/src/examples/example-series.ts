@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import type { FixtureSeries, TidbDashboardFixture } from '@aoc/providers';
 import { clinicHotspotSeries, clinicSlowQuerySeries, HOTSPOT_CLINIC, SLOW_QUERY_CLINIC, type ClinicExampleData } from './clinic-examples';
 import { manusVidaSeries, wetechDashboard, wetechSeries } from './grafana-examples';
+import { mysqlLedgerSeries, mysqlOrdersSeries, pgPaymentsSeries } from './optimizer-demo';
 import { BUCKETS, counter, gauge, histogram, minutes, type Distribution } from './series-builders';
 
 /**
@@ -99,4 +101,13 @@ export const RECORDED_EXAMPLES: readonly RecordedExample[] = [
   { ticketFile: 'manus-vida-cpu.json', series: manusVidaSeries, target: 'vida', manus: { target: 'vida' } },
   { ticketFile: 'wetech-full-scan.json', series: wetechSeries, target: 'ap-southeast-1/wt-prod-sg-01', wetech: { datasourceUid: 'prom-wt-prod-sg-01', dashboard: wetechDashboard } },
   { ticketFile: 'slow-query-regression.json', series: clinicSlowQuerySeries, target: `${SLOW_QUERY_CLINIC.orgId}/${SLOW_QUERY_CLINIC.clusterId}`, clinic: SLOW_QUERY_CLINIC },
+];
+
+/** The optimizer demo's tickets (services/optimizer/demo/tickets) and their recorded evidence. */
+export const OPTIMIZER_DEMO_TICKETS = join(__dirname, '..', '..', '..', '..', 'services', 'optimizer', 'demo', 'tickets');
+export const OPTIMIZER_DEMO_RECORDINGS = join(__dirname, '..', '..', '..', '..', 'services', 'optimizer', 'demo', 'recordings.json');
+export const OPTIMIZER_DEMO_EXAMPLES: readonly RecordedExample[] = [
+  { ticketFile: 'mysql-orders-1.json', series: mysqlOrdersSeries, target: 'mysql-orders-1' },
+  { ticketFile: 'mysql-ledger-2.json', series: mysqlLedgerSeries, target: 'mysql-ledger-2' },
+  { ticketFile: 'pg-payments-3.json', series: pgPaymentsSeries, target: 'pg-payments-3' },
 ];
