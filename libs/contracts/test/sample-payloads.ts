@@ -305,23 +305,27 @@ const evaluationJudged: EvaluationJudgedV1 = {
 };
 
 const optimizerCandidateEnqueued: OptimizerCandidateEnqueuedV1 = {
-  candidateId: 'cand-1',
-  focusId: 'focus-1',
+  candidateId: 'cand:0123456789abcdef0123456789abcdef',
+  focusId: 'focus-0123456789ab',
+  attempt: 1,
   enqueuedAt: '2025-01-02T08:00:00Z',
-  change: {
-    kind: 'playbook',
-    artifact: 'playbooks/latency-regression',
-    fromVersion: '3',
-    toVersion: '4',
-    summary: 'Ask for write stall counts together with p99 latency.',
-  },
+  baseVersion: 'data:0123456789abcdef0123456789abcdef',
+  proposer: 'builtin-tunable-search-v1',
+  problemStatement: 'On 2 tickets the human answer attributes the incident to lock waits and the published answer leads with something else.',
+  blockingCriterionId: 'lead-lock-waits',
+  edits: [{ path: 'services/router/data/family-rules.json', pointer: '/drives/lock_waits', valueJson: '["active_sessions","cpu"]', because: 'lock_waits usually drives cpu' }],
+  diff: '--- a/services/router/data/family-rules.json\n+++ b/services/router/data/family-rules.json\n',
   gate: {
-    status: 'passed',
-    baselineScore: 0.6,
-    challengerScore: 0.8,
-    replayedCases: 10,
-    blockingCriteria: [{ name: 'no-new-human-better', passed: true }],
+    status: 'accepted',
+    reason: 'the blocking criterion is met on all 2 targets (2 fixed)',
+    rows: [{ caseId: 'SUP-1042', role: 'target', criterionId: 'lead-lock-waits', blocking: true, baseline: 'gap', challenger: 'met', transition: 'fixed' }],
+    replayedCases: 2,
+    regressions: 0,
+    controlRegressions: 0,
+    followUpGaps: 0,
   },
+  evidenceRefs: ['sig_0123456789abcdef0123456789abcdef'],
+  commit: { branch: 'aoc/focus-0123456789ab/attempt-1', sha: '0123456789abcdef0123456789abcdef01234567' },
 };
 
 /** One valid sample payload per topic, keyed by versioned topic name. Treat as read-only; use samplePayload(). */

@@ -2,3 +2,6 @@ export * from './all-services';
 export * from './embedded-platform';
 export * from './run-example';
 export * from './examples/example-series';
+export * from './optimizer/optimize-demo';
+export { childReplayPort } from './optimizer/child-replay';
+export { gitCandidateWriter } from './optimizer/git-writer';

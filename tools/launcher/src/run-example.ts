@@ -18,11 +18,11 @@ export function loadExample(path: string): ExampleRequest {
 }
 
 /** Submits a ticket through the router's intake and waits until the reporter has its verdict. */
-export async function runExample(platform: Platform, request: AnalyzeTicketRequest, timeoutMs = 60000): Promise<ExampleResult> {
+export async function runExample(platform: Platform, request: AnalyzeTicketRequest, timeoutMs = 60000, until: 'published' | 'judged' = 'judged'): Promise<ExampleResult> {
   const router = platform.roles.get('router');
   if (!router) throw new Error('router and reporter must be running');
   const accepted = await router.get(TicketIntakeService).analyze(request);
-  return { accepted, summary: await waitForRun(platform, accepted.runId, 'judged', timeoutMs) };
+  return { accepted, summary: await waitForRun(platform, accepted.runId, until, timeoutMs) };
 }
 
 /**

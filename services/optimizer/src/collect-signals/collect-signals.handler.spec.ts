@@ -1,9 +1,7 @@
 import type { HandlerContext } from '@aoc/bus';
 import type { EvaluationJudgedV1, RunExecutionRecordedV1, RunPublishedV1, TicketTimelineUpdatedV1, TimelineCommentV1 } from '@aoc/contracts';
-import { createServiceDataSource, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
-import { migrateRole } from '@aoc/service-host';
 import type { DataSource } from 'typeorm';
-import { optimizerDefinition } from '../optimizer.definition';
+import { startOptimizerDb } from '../../test/optimizer-db';
 import { signals, timelineOf } from '../persistence/signal-store';
 import { CollectSignalsHandler } from './collect-signals.handler';
 
@@ -50,20 +48,16 @@ const evaluation: EvaluationJudgedV1 = {
 };
 
 describe('collect signals (embedded Postgres)', () => {
-  let pg: EmbeddedPostgres;
+  let stop: () => Promise<void>;
   let ds: DataSource;
   const handler = new CollectSignalsHandler();
   const ctx = () => ({ manager: ds.manager }) as unknown as HandlerContext;
 
   beforeAll(async () => {
-    pg = await startEmbeddedPostgres();
-    await migrateRole(optimizerDefinition, pg.url);
-    ds = createServiceDataSource({ url: pg.url, schema: 'optimizer', poolSize: 1 });
-    await ds.initialize();
+    ({ ds, stop } = await startOptimizerDb());
   }, 120000);
   afterAll(async () => {
-    await ds?.destroy();
-    await pg?.stop();
+    await stop?.();
   });
 
   it('derives one ref per gap, per bound /ao and per degradation, whatever the topic order, and never twice', async () => {

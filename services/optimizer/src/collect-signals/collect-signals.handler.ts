@@ -3,7 +3,8 @@ import type { EvaluationJudgedV1, RunExecutionRecordedV1, RunPublishedV1, Ticket
 import { bindFeedback } from '@aoc/feedback';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { answerVersionsOf, saveAnswerVersion, saveBindings, saveTimeline, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
+import { leadingFamilyOf } from '../judge-criteria/criterion-judge';
+import { answerVersionsOf, saveAnswerVersion, saveBindings, saveTimeline, saveVerdict, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
 import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtimeSignals, type SignalSource } from './signal-refs';
 
 /**
@@ -23,6 +24,7 @@ export class CollectSignalsHandler {
       publishedAt: run.publishedAt,
       decision: run.decision,
       requestedContext: run.clarificationSimulation.requestedContext,
+      leadingFamily: leadingFamilyOf(run.internalHandoffMarkdown),
     });
     // An /ao written before this answer was known may bind to it now.
     const timeline = await timelineOf(ctx.manager, run.ticketKey);
@@ -41,6 +43,7 @@ export class CollectSignalsHandler {
     const timeline = await timelineOf(ctx.manager, evaluation.ticketKey);
     const source = this.source(evaluation.runId, evaluation.answerFingerprint, version, timeline, []);
     await upsertSignals(ctx.manager, evaluationSignals(evaluation, source), new Date());
+    await saveVerdict(ctx.manager, evaluation.runId, evaluation.verdict, evaluation.revision, evaluation.aiGaps.length);
   }
 
   async onExecution(record: RunExecutionRecordedV1, ctx: HandlerContext): Promise<void> {

@@ -5,6 +5,7 @@
 export const FOCUS_OUTCOMES = [
   'no_active_focus',
   'no_focus_candidate',
+  'focus_candidate_selected',
   'focus_candidate_rejected',
   'focus_candidate_source_changed',
   'focus_created',
@@ -19,6 +20,7 @@ export const FOCUS_OUTCOMES = [
   'candidate_plan_rejected',
   'candidate_rejected',
   'candidate_enqueued',
+  'run_in_progress',
 ] as const;
 export type FocusOutcome = (typeof FOCUS_OUTCOMES)[number];
 
@@ -43,6 +45,7 @@ export interface OutcomeMeaning {
 export const OUTCOME_MEANING: Readonly<Record<FocusOutcome, OutcomeMeaning>> = {
   no_active_focus: { consumption: 'none', holdsActiveSlot: false, meaning: 'selection is off and no Focus is active' },
   no_focus_candidate: { consumption: 'none', holdsActiveSlot: false, meaning: 'fewer than two targets share one narrow problem' },
+  focus_candidate_selected: { consumption: 'none', holdsActiveSlot: false, meaning: 'a narrow problem was selected; its fresh baseline decides whether it becomes a Focus' },
   focus_candidate_rejected: { consumption: 'none', holdsActiveSlot: false, meaning: 'a grouping was proposed but the fresh baseline did not confirm the gap on two targets; the same grouping is not proposed again' },
   focus_candidate_source_changed: { consumption: 'changed_suppressed_unchanged_released', holdsActiveSlot: false, meaning: 'a ticket or reference comment changed after selection; no Focus is created' },
   focus_created: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the baseline confirmed the gap; the Focus and its first checkpoints exist' },
@@ -57,6 +60,7 @@ export const OUTCOME_MEANING: Readonly<Record<FocusOutcome, OutcomeMeaning>> = {
   candidate_plan_rejected: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the proposal was invalid twice (after one re-plan); the Focus stays active without a candidate' },
   candidate_rejected: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the candidate did not meet the blocking criterion on the targets' },
   candidate_enqueued: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the gate accepted the candidate: it is on optimizer.candidate-enqueued and committed on a branch, never merged' },
+  run_in_progress: { consumption: 'none', holdsActiveSlot: true, meaning: 'another optimizer run holds the lease; this one did nothing' },
 };
 
 /** Limits of the lifecycle, in one place (the scheduler, the CLI and the tests read them). */

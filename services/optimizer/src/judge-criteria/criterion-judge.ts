@@ -1,5 +1,5 @@
 import type { Decision } from '@aoc/contracts';
-import { familiesInText, isMetricFamilyId } from '@aoc/metric-ontology';
+import { familiesInText, familyLabel, isMetricFamilyId, METRIC_FAMILIES } from '@aoc/metric-ontology';
 import { z } from 'zod';
 
 /**
@@ -66,6 +66,23 @@ export function leadingMechanism(handoff: string): string | null {
   return m[2].trim();
 }
 
+/**
+ * Families a criterion about `family` accepts: the family itself and the ones whose own name
+ * speaks of it ("lock waits" is about locks). A narrower family counts for the broader one,
+ * never the other way round.
+ */
+export function familiesCounting(family: string): string[] {
+  return METRIC_FAMILIES.map((f) => f.id as string).filter((id) => id === family || familiesInText(familyLabel(id)).some((m) => m.family === family));
+}
+
+/** The most specific ontology family of the leading mechanism (the first mention; at one position the longer phrase). */
+export function leadingFamilyOf(handoff: string): string | null {
+  const line = leadingMechanism(handoff);
+  if (line === null) return null;
+  const [first] = [...familiesInText(line)].sort((a, b) => a.index - b.index || b.words.join(' ').length - a.words.join(' ').length);
+  return first?.family ?? null;
+}
+
 /** A number-tolerant phrase match: "2.5 s" matches "2.50 s"; words match case- and space-insensitively. */
 function states(text: string, phrase: string): boolean {
   const hay = lower(text);
@@ -105,7 +122,7 @@ export function judgeCriterion(c: Criterion, answer: JudgedAnswer): CriterionRes
     case 'phrase_absent':
       return lower(both).includes(lower(c.phrase)) ? result(c, 'gap', `still says "${c.phrase}"`) : result(c, 'met', `does not say "${c.phrase}"`);
     case 'evidence_family_queried':
-      return answer.queriedFamilies.includes(c.family) ? result(c, 'met', `queried ${c.family}`) : result(c, 'gap', `did not query ${c.family}`);
+      return answer.queriedFamilies.some((f) => familiesCounting(c.family).includes(f)) ? result(c, 'met', `queried ${c.family}`) : result(c, 'gap', `did not query ${c.family}`);
     case 'free_text':
       return result(c, 'inconclusive', 'a free-text criterion needs the model judge; the built-in engine does not decide meaning');
   }

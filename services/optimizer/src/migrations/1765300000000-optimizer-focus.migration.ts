@@ -18,7 +18,11 @@ export class OptimizerFocus1765300000000 implements MigrationInterface {
       "cutoff" timestamptz,
       "published_at" timestamptz NOT NULL,
       "decision" text NOT NULL,
-      "requested_context" jsonb NOT NULL DEFAULT '[]'::jsonb
+      "requested_context" jsonb NOT NULL DEFAULT '[]'::jsonb,
+      "leading_family" text,
+      "verdict" text,
+      "verdict_revision" integer NOT NULL DEFAULT 0,
+      "ai_gap_count" integer NOT NULL DEFAULT 0
     )`);
     await q.query(`CREATE INDEX "answer_versions_ticket" ON "optimizer"."answer_versions" ("ticket_key", "published_at")`);
     await q.query(`CREATE TABLE "optimizer"."ticket_timelines" (
@@ -76,12 +80,13 @@ export class OptimizerFocus1765300000000 implements MigrationInterface {
       "created_at" timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY ("focus_id", "seq")
     )`);
+    await q.query(`CREATE TABLE "optimizer"."leases" ("name" text PRIMARY KEY, "owner" text NOT NULL, "until" timestamptz NOT NULL)`);
     // A finished step is written once: a resumed run that repeats it finds it instead.
     await q.query(`CREATE UNIQUE INDEX "checkpoints_step" ON "optimizer"."checkpoints" ("focus_id", "kind", "attempt", "base_version", coalesce("candidate_digest", ''))`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['checkpoints', 'focuses', 'focus_rejections', 'signal_refs', 'ticket_timelines', 'answer_versions']) await q.query(`DROP TABLE "optimizer"."${t}"`);
+    for (const t of ['leases', 'checkpoints', 'focuses', 'focus_rejections', 'signal_refs', 'ticket_timelines', 'answer_versions']) await q.query(`DROP TABLE "optimizer"."${t}"`);
     await q.query(`CREATE TABLE "optimizer"."problem_signals" ("signal_id" text PRIMARY KEY, "run_id" text NOT NULL, "ticket_key" text NOT NULL, "kind" text NOT NULL, "detail" text NOT NULL, "created_at" timestamptz NOT NULL DEFAULT now())`);
   }
 }

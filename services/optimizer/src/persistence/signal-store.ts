@@ -17,6 +17,11 @@ export interface AnswerVersionRow {
   publishedAt: string;
   decision: string;
   requestedContext: string[];
+  /** Ontology family of the answer's leading mechanism (null: none named). */
+  leadingFamily: string | null;
+  /** The latest evaluation's verdict and AI gap count (null: not judged yet). */
+  verdict?: string | null;
+  aiGapCount?: number;
 }
 
 export interface TimelineRow {
@@ -37,15 +42,30 @@ const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T)
 
 export async function saveAnswerVersion(m: EntityManager, v: AnswerVersionRow): Promise<void> {
   await m.query(
-    `INSERT INTO "optimizer"."answer_versions" ("run_id", "ticket_key", "answer_fingerprint", "cutoff", "published_at", "decision", "requested_context")
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) ON CONFLICT ("run_id") DO NOTHING`,
-    [v.runId, v.ticketKey, v.answerFingerprint, v.cutoff, v.publishedAt, v.decision, JSON.stringify(v.requestedContext)],
+    `INSERT INTO "optimizer"."answer_versions" ("run_id", "ticket_key", "answer_fingerprint", "cutoff", "published_at", "decision", "requested_context", "leading_family")
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) ON CONFLICT ("run_id") DO NOTHING`,
+    [v.runId, v.ticketKey, v.answerFingerprint, v.cutoff, v.publishedAt, v.decision, JSON.stringify(v.requestedContext), v.leadingFamily],
   );
+}
+
+/** The verdict of an answer version, from its latest evaluation revision (older revisions change nothing). */
+export async function saveVerdict(m: EntityManager, runId: string, verdict: string, revision: number, aiGapCount: number): Promise<void> {
+  await m.query(`UPDATE "optimizer"."answer_versions" SET "verdict" = $2, "verdict_revision" = $3, "ai_gap_count" = $4 WHERE "run_id" = $1 AND "verdict_revision" < $3`, [runId, verdict, revision, aiGapCount]);
+}
+
+/** Every judged answer version, the selector's control candidates among them. */
+export async function judgedVersions(m: EntityManager): Promise<AnswerVersionRow[]> {
+  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."answer_versions" WHERE "verdict" IS NOT NULL ORDER BY "ticket_key", "published_at"`);
+  return rows.map(toVersion);
 }
 
 export async function answerVersionsOf(m: EntityManager, ticketKey: string): Promise<AnswerVersionRow[]> {
   const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."answer_versions" WHERE "ticket_key" = $1 ORDER BY "published_at", "run_id"`, [ticketKey]);
-  return rows.map((r) => ({
+  return rows.map(toVersion);
+}
+
+function toVersion(r: Record<string, unknown>): AnswerVersionRow {
+  return {
     runId: String(r['run_id']),
     ticketKey: String(r['ticket_key']),
     answerFingerprint: String(r['answer_fingerprint']),
@@ -53,7 +73,10 @@ export async function answerVersionsOf(m: EntityManager, ticketKey: string): Pro
     publishedAt: iso(r['published_at']) ?? '',
     decision: String(r['decision']),
     requestedContext: json<string[]>(r['requested_context']),
-  }));
+    leadingFamily: (r['leading_family'] as string | null) ?? null,
+    verdict: (r['verdict'] as string | null) ?? null,
+    aiGapCount: Number(r['ai_gap_count'] ?? 0),
+  };
 }
 
 export async function timelineOf(m: EntityManager, ticketKey: string): Promise<TimelineRow | null> {

@@ -1,0 +1,156 @@
+import type { EntityManager } from 'typeorm';
+import type { FocusCandidate } from '../select-focus/focus-selector';
+
+/**
+ * Focuses, their append-only checkpoints and the rejected groupings. A checkpoint is bound to the
+ * Focus digest, the base data version, the attempt and the candidate digest; a step that already
+ * has its checkpoint is never run again (the unique step index makes a repeat a no-op), so a
+ * crash at any point resumes from what is stored.
+ */
+
+export type FocusStatus = 'selected' | 'active' | 'rejected' | 'source_changed' | 'human_handoff' | 'retired' | 'auto_closed' | 'ready_to_close';
+
+export interface FocusRow {
+  focusId: string;
+  focusDigest: string;
+  status: FocusStatus;
+  signature: string;
+  candidate: FocusCandidate;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type CheckpointKind = 'selection' | 'baseline' | 'case_refresh' | 'proposal' | 'challenger' | 'gate' | 'attempt_review' | 'candidate_enqueued' | 'focus_close';
+
+export interface Checkpoint<P = unknown> {
+  focusId: string;
+  seq: number;
+  kind: CheckpointKind;
+  focusDigest: string;
+  baseVersion: string;
+  attempt: number;
+  candidateDigest: string | null;
+  payload: P;
+  createdAt: string;
+}
+
+const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+const iso = (v: unknown) => new Date(v as string).toISOString();
+
+function toFocus(r: Record<string, unknown>): FocusRow {
+  return { focusId: String(r['focus_id']), focusDigest: String(r['focus_digest']), status: String(r['status']) as FocusStatus, signature: String(r['signature']), candidate: json<FocusCandidate>(r['candidate']), createdAt: iso(r['created_at']), updatedAt: iso(r['updated_at']) };
+}
+
+/** Inserts the Focus once (same id: the existing row is returned). */
+export async function saveFocus(m: EntityManager, f: Pick<FocusRow, 'focusId' | 'focusDigest' | 'status' | 'signature' | 'candidate'>, at: Date): Promise<FocusRow> {
+  await m.query(
+    `INSERT INTO "optimizer"."focuses" ("focus_id", "focus_digest", "status", "signature", "candidate", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5::jsonb, $6, $6) ON CONFLICT ("focus_id") DO NOTHING`,
+    [f.focusId, f.focusDigest, f.status, f.signature, JSON.stringify(f.candidate), at],
+  );
+  const row = await focusById(m, f.focusId);
+  if (!row) throw new Error(`focus ${f.focusId} was not stored`);
+  return row;
+}
+
+export async function focusById(m: EntityManager, focusId: string): Promise<FocusRow | null> {
+  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."focuses" WHERE "focus_id" = $1`, [focusId]);
+  return rows[0] ? toFocus(rows[0]) : null;
+}
+
+export async function focusesWith(m: EntityManager, status: FocusStatus): Promise<FocusRow[]> {
+  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."focuses" WHERE "status" = $1 ORDER BY "created_at", "focus_id"`, [status]);
+  return rows.map(toFocus);
+}
+
+export async function allFocuses(m: EntityManager): Promise<FocusRow[]> {
+  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."focuses" ORDER BY "created_at" DESC, "focus_id"`);
+  return rows.map(toFocus);
+}
+
+/**
+ * Moves a Focus from one status to another; false when it was no longer in `from` (another
+ * replica moved it). Making a second Focus active fails on the one-active index.
+ */
+export async function moveFocus(m: EntityManager, focusId: string, from: FocusStatus, to: FocusStatus, at: Date): Promise<boolean> {
+  const rows: unknown[] = await m.query(`UPDATE "optimizer"."focuses" SET "status" = $3, "updated_at" = $4 WHERE "focus_id" = $1 AND "status" = $2 RETURNING "focus_id"`, [focusId, from, to, at]);
+  return rows.length > 0;
+}
+
+/** Appends a checkpoint unless the same step is already recorded; returns the stored one either way. */
+export async function appendCheckpoint<P>(m: EntityManager, c: Omit<Checkpoint<P>, 'seq' | 'createdAt'>, at: Date): Promise<Checkpoint<P>> {
+  // A concurrent append may take the same sequence number: try again with the next one.
+  for (let tries = 0; tries < 5; tries += 1) {
+    const existing = await findCheckpoint<P>(m, c.focusId, c.kind, c.attempt, c.baseVersion, c.candidateDigest);
+    if (existing) return existing;
+    await insertCheckpoint(m, c, at);
+  }
+  const found = await findCheckpoint<P>(m, c.focusId, c.kind, c.attempt, c.baseVersion, c.candidateDigest);
+  if (!found) throw new Error(`checkpoint ${c.kind} of ${c.focusId} was not stored`);
+  return found;
+}
+
+async function insertCheckpoint<P>(m: EntityManager, c: Omit<Checkpoint<P>, 'seq' | 'createdAt'>, at: Date): Promise<void> {
+  await m.query(
+    `INSERT INTO "optimizer"."checkpoints" ("focus_id", "seq", "kind", "focus_digest", "base_version", "attempt", "candidate_digest", "payload", "created_at")
+     SELECT $1, coalesce(max("seq"), 0) + 1, $2, $3, $4, $5, $6, $7::jsonb, $8 FROM "optimizer"."checkpoints" WHERE "focus_id" = $1
+     ON CONFLICT DO NOTHING`,
+    [c.focusId, c.kind, c.focusDigest, c.baseVersion, c.attempt, c.candidateDigest, JSON.stringify(c.payload), at],
+  );
+}
+
+function toCheckpoint<P>(r: Record<string, unknown>): Checkpoint<P> {
+  return {
+    focusId: String(r['focus_id']),
+    seq: Number(r['seq']),
+    kind: String(r['kind']) as CheckpointKind,
+    focusDigest: String(r['focus_digest']),
+    baseVersion: String(r['base_version']),
+    attempt: Number(r['attempt']),
+    candidateDigest: (r['candidate_digest'] as string | null) ?? null,
+    payload: json<P>(r['payload']),
+    createdAt: iso(r['created_at']),
+  };
+}
+
+export async function findCheckpoint<P>(m: EntityManager, focusId: string, kind: CheckpointKind, attempt: number, baseVersion: string, candidateDigest: string | null): Promise<Checkpoint<P> | null> {
+  const rows: Record<string, unknown>[] = await m.query(
+    `SELECT * FROM "optimizer"."checkpoints" WHERE "focus_id" = $1 AND "kind" = $2 AND "attempt" = $3 AND "base_version" = $4 AND coalesce("candidate_digest", '') = coalesce($5, '')`,
+    [focusId, kind, attempt, baseVersion, candidateDigest],
+  );
+  return rows[0] ? toCheckpoint<P>(rows[0]) : null;
+}
+
+export async function checkpointsOf(m: EntityManager, focusId: string): Promise<Checkpoint[]> {
+  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."checkpoints" WHERE "focus_id" = $1 ORDER BY "seq"`, [focusId]);
+  return rows.map((r) => toCheckpoint(r));
+}
+
+export async function recordRejection(m: EntityManager, candidate: FocusCandidate, outcome: string, reason: string, baseline: unknown, at: Date): Promise<void> {
+  await m.query(
+    `INSERT INTO "optimizer"."focus_rejections" ("grouping_digest", "signature", "outcome", "reason", "candidate", "baseline", "rejected_at") VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7) ON CONFLICT ("grouping_digest") DO NOTHING`,
+    [candidate.groupingDigest, candidate.signature, outcome, reason.slice(0, 1000), JSON.stringify(candidate), JSON.stringify(baseline ?? null), at],
+  );
+}
+
+export async function rejectedGroupings(m: EntityManager): Promise<Set<string>> {
+  const rows: { grouping_digest: string }[] = await m.query(`SELECT "grouping_digest" FROM "optimizer"."focus_rejections"`);
+  return new Set(rows.map((r) => r.grouping_digest));
+}
+
+/**
+ * A lease: one optimizer run at a time across replicas. Taken when free or expired; held by its
+ * owner until released or `ttlMs` passes (a crashed holder does not block forever).
+ */
+export async function takeLease(m: EntityManager, name: string, owner: string, ttlMs: number, at: Date): Promise<boolean> {
+  const until = new Date(at.getTime() + ttlMs);
+  const rows: unknown[] = await m.query(
+    `INSERT INTO "optimizer"."leases" ("name", "owner", "until") VALUES ($1, $2, $3)
+     ON CONFLICT ("name") DO UPDATE SET "owner" = excluded."owner", "until" = excluded."until" WHERE "leases"."until" < $4 OR "leases"."owner" = excluded."owner" RETURNING "owner"`,
+    [name, owner, until, at],
+  );
+  return rows.length > 0;
+}
+
+export async function releaseLease(m: EntityManager, name: string, owner: string): Promise<void> {
+  await m.query(`DELETE FROM "optimizer"."leases" WHERE "name" = $1 AND "owner" = $2`, [name, owner]);
+}

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { analysedDigest, bodyDigest } from '../collect-signals/signal-refs';
+import { decideBaseline, recheckSources, type CurrentSource } from '../focus/baseline';
+import type { FocusOutcome } from '../focus/focus-outcome';
+import { allFocuses, appendCheckpoint, checkpointsOf, focusesWith, moveFocus, recordRejection, rejectedGroupings, saveFocus, type FocusRow } from '../persistence/focus-store';
+import { answerVersionsOf, judgedVersions, setSignalState, signals, timelineOf } from '../persistence/signal-store';
+import { selectFocus, type ControlCandidate, type FocusCandidate } from '../select-focus/focus-selector';
+import type { DataAccess, ReplayPort, Transact } from './ports';
+import { judgeReplays, replayRequests, type JudgedReplay } from './replay-judging';
+
+/**
+ * Focus selection and creation. `select` proposes one narrow problem from the open signals;
+ * `baseline` re-checks its frozen sources, replays every case on the current data and creates the
+ * Focus only on two confirmed blocking gaps. Each step is its own short transaction and leaves a
+ * checkpoint, so a crash between them resumes where it stopped.
+ */
+
+export interface StepResult {
+  outcome: FocusOutcome;
+  reason: string;
+  focusId: string | null;
+}
+
+export interface ControllerDeps {
+  transact: Transact;
+  replay: ReplayPort;
+  data: DataAccess;
+  now: () => Date;
+}
+
+const digestOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+export const focusIdOf = (candidate: FocusCandidate) => `focus-${candidate.groupingDigest.slice(0, 12)}`;
+export const focusDigestOf = (candidate: FocusCandidate) => `focus:${digestOf([candidate.targets, candidate.controls, candidate.criteria, candidate.blockingCriterionId]).slice(0, 32)}`;
+
+/** Control candidates: judged versions as good as the human's, without gaps, with their leading family. */
+async function controlCandidates(m: EntityManager): Promise<ControlCandidate[]> {
+  const versions = await judgedVersions(m);
+  const latest = new Map(versions.map((v) => [v.ticketKey, v]));
+  const out: ControlCandidate[] = [];
+  for (const v of latest.values()) {
+    const timeline = await timelineOf(m, v.ticketKey);
+    out.push({
+      ticketKey: v.ticketKey,
+      verdict: (v.verdict ?? 'not_compared') as ControlCandidate['verdict'],
+      aiGapCount: v.aiGapCount ?? 0,
+      leadingFamily: v.leadingFamily,
+      source: { runId: v.runId, answerFingerprint: v.answerFingerprint, cutoff: v.cutoff, ticketDigest: analysedDigest(timeline?.comments ?? null, v.cutoff ?? v.publishedAt), referenceComments: [] },
+    });
+  }
+  return out;
+}
+
+/** The sources of a candidate's cases as the tickets are now (latest timeline seen). */
+export async function currentSources(m: EntityManager, candidate: Pick<FocusCandidate, 'targets' | 'controls'>): Promise<Map<string, CurrentSource>> {
+  const out = new Map<string, CurrentSource>();
+  for (const c of [...candidate.targets, ...candidate.controls]) {
+    const timeline = await timelineOf(m, c.ticketKey);
+    if (!timeline) continue;
+    const version = (await answerVersionsOf(m, c.ticketKey)).find((v) => v.runId === c.source.runId);
+    const anchor = c.source.cutoff ?? version?.publishedAt ?? null;
+    if (anchor === null) continue;
+    out.set(c.ticketKey, { ticketDigest: analysedDigest(timeline.comments, anchor), referenceComments: timeline.comments.map((x) => ({ id: x.id, bodyDigest: bodyDigest(x.body) })) });
+  }
+  return out;
+}
+
+export class FocusController {
+  constructor(private readonly deps: ControllerDeps) {}
+
+  /** Proposes one narrow problem when no Focus is active or waiting for its baseline. */
+  async select(): Promise<StepResult & { candidate: FocusCandidate | null }> {
+    return this.deps.transact(async ({ manager: m }) => {
+      const busy = [...(await focusesWith(m, 'active')), ...(await focusesWith(m, 'selected'))][0];
+      if (busy) return { outcome: 'no_focus_candidate', reason: `${busy.focusId} is ${busy.status}`, focusId: busy.focusId, candidate: null };
+      const open = (await signals(m)).map((s) => ({ ...s, unavailable: s.state !== 'open' }));
+      const selection = selectFocus(open, await controlCandidates(m), await rejectedGroupings(m));
+      if (selection.kind === 'none') return { outcome: 'no_focus_candidate', reason: selection.reason, focusId: null, candidate: null };
+      const candidate = selection.candidate;
+      const focus = await saveFocus(m, { focusId: focusIdOf(candidate), focusDigest: focusDigestOf(candidate), status: 'selected', signature: candidate.signature, candidate }, this.deps.now());
+      await appendCheckpoint(m, { focusId: focus.focusId, kind: 'selection', focusDigest: focus.focusDigest, baseVersion: this.deps.data.baseVersion(), attempt: 0, candidateDigest: null, payload: candidate }, this.deps.now());
+      return { outcome: 'focus_candidate_selected', reason: candidate.problemStatement, focusId: focus.focusId, candidate };
+    });
+  }
+
+  /** The creation baseline of the selected candidate. */
+  async baseline(): Promise<StepResult> {
+    const selected = await this.deps.transact(async ({ manager: m }) => (await focusesWith(m, 'selected'))[0] ?? null);
+    if (!selected) return { outcome: 'no_focus_candidate', reason: 'no selected candidate waits for its baseline', focusId: null };
+    const candidate = selected.candidate;
+    const check = await this.deps.transact(async ({ manager: m }) => recheckSources(candidate, await currentSources(m, candidate)));
+    if (check.kind === 'changed') {
+      await this.deps.transact(async ({ manager: m }) => {
+        await setSignalState(m, check.changedRefs, 'suppressed', selected.focusId);
+        await recordRejection(m, candidate, 'focus_candidate_source_changed', `changed: ${check.changedRefs.join(', ')}`, null, this.deps.now());
+        await moveFocus(m, selected.focusId, 'selected', 'source_changed', this.deps.now());
+      });
+      return { outcome: 'focus_candidate_source_changed', reason: `${check.changedRefs.length} target(s) changed since selection; ${check.releasedRefs.length} ref(s) released`, focusId: selected.focusId };
+    }
+    const base = this.deps.data.baseVersion();
+    const existing = (await this.deps.transact(({ manager: m }) => checkpointsOf(m, selected.focusId))).find((c) => c.kind === 'baseline' && c.baseVersion === base);
+    const cases = (existing?.payload as { cases: JudgedReplay[] } | undefined)?.cases ?? (await this.replayCases(candidate, check.droppedControls, null));
+    const decision = decideBaseline(cases, candidate.blockingCriterionId);
+    return this.deps.transact(async ({ manager: m }) => {
+      await appendCheckpoint(m, { focusId: selected.focusId, kind: 'baseline', focusDigest: selected.focusDigest, baseVersion: base, attempt: 0, candidateDigest: null, payload: { cases, decision, droppedControls: check.droppedControls } }, this.deps.now());
+      if (decision.outcome === 'focus_candidate_rejected') {
+        await recordRejection(m, candidate, decision.outcome, decision.reason, { cases }, this.deps.now());
+        await moveFocus(m, selected.focusId, 'selected', 'rejected', this.deps.now());
+        return { outcome: decision.outcome, reason: decision.reason, focusId: selected.focusId };
+      }
+      // The one-active index refuses a second active Focus (another replica got there first).
+      const active = await m.query(`SELECT 1 FROM "optimizer"."focuses" WHERE "status" = 'active'`);
+      if ((active as unknown[]).length > 0) return { outcome: 'no_focus_candidate', reason: 'another Focus became active first', focusId: selected.focusId };
+      await moveFocus(m, selected.focusId, 'selected', 'active', this.deps.now());
+      await setSignalState(
+        m,
+        candidate.targets.map((t) => t.ref),
+        'consumed',
+        selected.focusId,
+      );
+      return { outcome: 'focus_created', reason: decision.reason, focusId: selected.focusId };
+    });
+  }
+
+  async replayCases(candidate: FocusCandidate, droppedControls: readonly string[], overlay: ReadonlyMap<string, string> | null): Promise<JudgedReplay[]> {
+    const requests = replayRequests(candidate, droppedControls);
+    const results = await this.deps.replay.replay(requests, overlay);
+    return judgeReplays(requests, results, candidate.criteria);
+  }
+
+  /** Every Focus with its checkpoints, newest first. */
+  async status(): Promise<{ focus: FocusRow; checkpoints: Awaited<ReturnType<typeof checkpointsOf>> }[]> {
+    return this.deps.transact(async ({ manager: m }) => Promise.all((await allFocuses(m)).map(async (focus) => ({ focus, checkpoints: await checkpointsOf(m, focus.focusId) }))));
+  }
+}

@@ -1,0 +1,174 @@
+import type { HandlerContext, UnitOfWork } from '@aoc/bus';
+import { OptimizerCandidateEnqueuedV1, type EvaluationJudgedV1, type RunPublishedV1, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
+import type { DataSource } from 'typeorm';
+import { CollectSignalsHandler } from '../collect-signals/collect-signals.handler';
+import { startOptimizerDb } from '../../test/optimizer-db';
+import { checkpointsOf, focusesWith } from '../persistence/focus-store';
+import { saveTimeline, signals } from '../persistence/signal-store';
+import { builtinProposer, type CandidateProposer } from '../propose-candidate/builtin-proposer';
+import { FocusController } from './focus-controller';
+import { FocusIteration, type IterationDeps } from './focus-iteration';
+import { localDataAccess } from './data-access';
+import type { CandidateWriter, ReplayPort, ReplayRequest, ReplayResult } from './ports';
+
+/**
+ * The Focus lifecycle on the embedded Postgres with a scripted replay engine: the engine leads
+ * with CPU unless the data it replays on says lock waits drive CPU. Everything else (signals,
+ * selector, criterion judge, checkpoints, gate, policy, output) is the real code.
+ */
+
+const FP = 'f'.repeat(64);
+const TICKETS = ['SUP-9101', 'SUP-9102', 'SUP-9103'];
+const answerFor = (leads: 'cpu' | 'locks') => ({
+  customerReplyMarkdown: 'What the data shows: ...',
+  internalHandoffMarkdown: leads === 'cpu' ? '**Leading mechanism (moderate):** CPU utilisation rose from 1.2 s to 1.9 s.' : '**Leading mechanism (moderate):** lock waits rose from 1.5 to 6.',
+  decision: 'human_required' as const,
+  requestedContext: [],
+  queriedFamilies: ['cpu', 'lock_waits'],
+});
+
+class ScriptedReplay implements ReplayPort {
+  calls: { cases: string[]; overlay: boolean }[] = [];
+  failControlsWith: 'regress' | null = null;
+  async replay(cases: readonly ReplayRequest[], overlay: ReadonlyMap<string, string> | null): Promise<ReplayResult[]> {
+    this.calls.push({ cases: cases.map((c) => c.caseId), overlay: overlay !== null });
+    const rules = [...(overlay ?? new Map<string, string>()).values()].join('');
+    const fixed = /"lock_waits": \[[^\]]*"cpu"/.test(rules);
+    return cases.map((c) => ({ caseId: c.caseId, answer: answerFor(c.role === 'control' ? (fixed && this.failControlsWith === 'regress' ? 'cpu' : 'locks') : fixed ? 'locks' : 'cpu'), execution: { responseGeneration: 'complete', providerCapability: 'verified' }, error: null }));
+  }
+}
+
+describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
+  let stop: () => Promise<void>;
+  let ds: DataSource;
+  let published: { topic: string; payload: unknown }[];
+  let writes: number;
+  const transact: IterationDeps['transact'] = (work) =>
+    ds.transaction((m) => {
+      const uow = { manager: m, publish: async (topic: { name: string }, payload: unknown) => void published.push({ topic: topic.name, payload }) } as unknown as UnitOfWork;
+      return work(uow);
+    });
+  const writer: CandidateWriter = { write: async ({ focusId, attempt }) => ((writes += 1), { branch: `aoc/${focusId}/attempt-${attempt}`, sha: 'a'.repeat(40) }) };
+  const deps = (replay: ReplayPort, proposer: CandidateProposer = builtinProposer): IterationDeps => ({ transact, replay, data: localDataAccess(), now: () => new Date('2026-12-01T04:00:00Z'), proposer, writer, timeZone: 'Asia/Shanghai' });
+  const ctx = () => ({ manager: ds.manager }) as unknown as HandlerContext;
+
+  /** Three answered, judged tickets whose customers confirmed lock waits while the answers blamed CPU. */
+  async function seed(): Promise<void> {
+    await ds.query(`TRUNCATE "optimizer"."checkpoints", "optimizer"."focuses", "optimizer"."focus_rejections", "optimizer"."signal_refs", "optimizer"."ticket_timelines", "optimizer"."answer_versions", "optimizer"."leases"`);
+    const handler = new CollectSignalsHandler();
+    for (const [i, ticketKey] of TICKETS.entries()) {
+      const runId = `run-20261201-0000000${i}-001`;
+      const run = { runId, ticketKey, mode: 'read', trigger: 'initial', publishedAt: '2026-11-30T10:05:00.000Z', cutoff: '2026-11-30T10:00:00.000Z', customerReplyMarkdown: 'x', internalHandoffMarkdown: answerFor('cpu').internalHandoffMarkdown, decision: 'human_required', answerFingerprint: FP, clarificationSimulation: { required: false, requestedContext: [] } } as unknown as RunPublishedV1;
+      await handler.onPublished(run, ctx());
+      const t: TicketTimelineUpdatedV1 = { ticketKey, observedAt: '2026-11-30T12:00:00.000Z', revision: 1, comments: [{ id: 'c-1', authorRole: 'customer', visibility: 'public', createdAt: '2026-11-30T09:50:00.000Z', updatedAt: '2026-11-30T09:50:00.000Z', body: 'timeouts', visibleToAi: true, feedback: null }, { id: 'c-2', authorRole: 'support', visibility: 'public', createdAt: '2026-11-30T11:00:00.000Z', updatedAt: '2026-11-30T11:00:00.000Z', body: 'row lock waits behind a long transaction', visibleToAi: false, feedback: null }] };
+      await handler.onTimeline(t, ctx());
+      const evaluation = { evaluationId: `ev-${i}`, revision: 1, supersedesEvaluationId: null, runId, ticketKey, answerFingerprint: FP, judgedAt: '2026-11-30T12:00:00.000Z', judgeEngine: 'rubric-judge-v3', verdict: 'human_better', abstentionCode: null, verdictReason: 'r', qualityScore: 0, aiGaps: ['named "CPU utilisation"; the customer confirmed "lock waits"'], keyDifferences: [], aiStrengths: [], internalHandoffGaps: [], targetHumanCommentIds: ['c-2'], referenceComments: [{ id: 'c-2', createdAt: '2026-11-30T11:00:00.000Z', bodyDigest: 'd'.repeat(64) }], humanAnswerMarkdown: 'locks' } as EvaluationJudgedV1;
+      // The reference digest must be the body's: the judge computes it the same way.
+      evaluation.referenceComments[0].bodyDigest = (await import('../collect-signals/signal-refs')).bodyDigest('row lock waits behind a long transaction');
+      await handler.onJudged(evaluation, ctx());
+    }
+  }
+
+  beforeAll(async () => {
+    ({ ds, stop } = await startOptimizerDb());
+  }, 120000);
+  afterAll(async () => {
+    await stop?.();
+  });
+  beforeEach(async () => {
+    published = [];
+    writes = 0;
+    await seed();
+  });
+
+  it('selects, confirms on a fresh baseline, finds a data change, gates it and enqueues it once', async () => {
+    const replay = new ScriptedReplay();
+    const controller = new FocusController(deps(replay));
+    expect((await controller.select()).outcome).toBe('focus_candidate_selected');
+    expect((await controller.select()).outcome).toBe('no_focus_candidate');
+    expect(await controller.baseline()).toMatchObject({ outcome: 'focus_created' });
+    expect((await signals(ds.manager, { state: 'consumed' })).map((s) => s.ticketKey).sort()).toEqual(TICKETS);
+    const iteration = new FocusIteration(deps(replay));
+    const first = await iteration.iterate();
+    expect(first).toMatchObject({ outcome: 'candidate_enqueued' });
+    expect(writes).toBe(1);
+    const [msg] = published;
+    const payload = OptimizerCandidateEnqueuedV1.parse(msg.payload);
+    expect(payload.edits).toEqual([expect.objectContaining({ path: 'services/router/data/family-rules.json', pointer: '/drives/lock_waits' })]);
+    expect(JSON.parse(payload.edits[0].valueJson)).toContain('cpu');
+    expect(payload.gate.rows.filter((r) => r.blocking).map((r) => r.transition)).toEqual(['fixed', 'fixed', 'fixed']);
+    expect(payload.diff).toMatch(/\+\s+"cpu"/);
+    // Waiting for the merge: a second run does nothing new.
+    expect((await iteration.iterate()).outcome).toBe('candidate_enqueued');
+    expect(published).toHaveLength(1);
+    const kinds = (await checkpointsOf(ds.manager, first.focusId ?? '')).map((c) => c.kind);
+    expect(kinds).toEqual(['selection', 'baseline', 'case_refresh', 'proposal', 'challenger', 'gate', 'attempt_review', 'candidate_enqueued']);
+  }, 60000);
+
+  it('resumes after a crash between challenger and gate without replaying the challenger again', async () => {
+    const replay = new ScriptedReplay();
+    const controller = new FocusController(deps(replay));
+    await controller.select();
+    await controller.baseline();
+    let crash = true;
+    const crashing: CandidateWriter = { write: async (c) => (crash ? ((crash = false), Promise.reject(new Error('killed'))) : writer.write(c)) };
+    await expect(new FocusIteration({ ...deps(replay), writer: crashing }).iterate()).rejects.toThrow('killed');
+    const replaysBefore = replay.calls.length;
+    expect(await new FocusIteration({ ...deps(replay), writer: crashing }).iterate()).toMatchObject({ outcome: 'candidate_enqueued' });
+    expect(replay.calls.length).toBe(replaysBefore);
+    expect(published).toHaveLength(1);
+  }, 60000);
+
+  it('stops before judging when a target ticket changed: its ref suppressed, the others released, the grouping not proposed again', async () => {
+    const replay = new ScriptedReplay();
+    const controller = new FocusController(deps(replay));
+    await controller.select();
+    const edited = { ticketKey: TICKETS[0], revision: 2, comments: [{ id: 'c-1', authorRole: 'customer' as const, visibility: 'public' as const, createdAt: '2026-11-30T09:50:00.000Z', updatedAt: '2026-11-30T13:00:00.000Z', body: 'timeouts on checkout, edited', visibleToAi: true, feedback: null }], bindings: [] };
+    await saveTimeline(ds.manager, edited, new Date());
+    expect(await controller.baseline()).toMatchObject({ outcome: 'focus_candidate_source_changed' });
+    expect(replay.calls).toHaveLength(0);
+    const states = Object.fromEntries((await signals(ds.manager)).map((s) => [s.ticketKey, s.state]));
+    expect(states).toEqual({ [TICKETS[0]]: 'suppressed', [TICKETS[1]]: 'open', [TICKETS[2]]: 'open' });
+    expect(await controller.select()).toMatchObject({ outcome: 'focus_candidate_selected' });
+  }, 60000);
+
+  it('survives a proposer that returns garbage (one re-plan, then candidate_plan_rejected) and hands a protected path to a human', async () => {
+    const replay = new ScriptedReplay();
+    await new FocusController(deps(replay)).select();
+    await new FocusController(deps(replay)).baseline();
+    let calls = 0;
+    const garbage: CandidateProposer = { engine: 'garbage', propose: async () => ((calls += 1), ['rewrite the router', { edits: [{ path: '../../etc/passwd', pointer: '/x', value: 1, because: 'x' }] }]) };
+    expect(await new FocusIteration(deps(replay, garbage)).iterate()).toMatchObject({ outcome: 'candidate_plan_rejected', reason: expect.stringContaining('CANDIDATE.INVALID') });
+    expect(calls).toBe(2);
+    const protectedPlan: CandidateProposer = { engine: 'protected', propose: async () => [{ edits: [{ path: 'libs/contracts/src/common.ts', pointer: '/x', value: 1, because: 'widen the contract' }] }] };
+    expect(await new FocusIteration(deps(replay, protectedPlan)).iterate()).toMatchObject({ outcome: 'focus_human_handoff' });
+    expect(await focusesWith(ds.manager, 'human_handoff')).toHaveLength(1);
+  }, 60000);
+
+  it('records a control the candidate regresses, without letting it block the gate', async () => {
+    const handler = new CollectSignalsHandler();
+    const runId = 'run-20261201-00000009-001';
+    await handler.onPublished({ runId, ticketKey: 'SUP-9104', mode: 'read', trigger: 'initial', publishedAt: '2026-11-30T10:05:00.000Z', cutoff: '2026-11-30T10:00:00.000Z', customerReplyMarkdown: 'x', internalHandoffMarkdown: answerFor('locks').internalHandoffMarkdown, decision: 'human_required', answerFingerprint: FP, clarificationSimulation: { required: false, requestedContext: [] } } as unknown as RunPublishedV1, ctx());
+    await handler.onTimeline({ ticketKey: 'SUP-9104', observedAt: '2026-11-30T12:00:00.000Z', revision: 1, comments: [] }, ctx());
+    await handler.onJudged({ evaluationId: 'ev-c', revision: 1, supersedesEvaluationId: null, runId, ticketKey: 'SUP-9104', answerFingerprint: FP, judgedAt: '2026-11-30T12:00:00.000Z', judgeEngine: 'rubric-judge-v3', verdict: 'equivalent', abstentionCode: null, verdictReason: 'r', qualityScore: 1, aiGaps: [], keyDifferences: [], aiStrengths: [], internalHandoffGaps: [], targetHumanCommentIds: [], referenceComments: [], humanAnswerMarkdown: null } as EvaluationJudgedV1, ctx());
+    const replay = new ScriptedReplay();
+    replay.failControlsWith = 'regress';
+    const controller = new FocusController(deps(replay));
+    const selected = await controller.select();
+    expect(selected.candidate?.controls.map((c) => c.ticketKey)).toEqual(['SUP-9104']);
+    await controller.baseline();
+    expect(await new FocusIteration(deps(replay)).iterate()).toMatchObject({ outcome: 'candidate_enqueued' });
+    const payload = OptimizerCandidateEnqueuedV1.parse(published[0].payload);
+    expect(payload.gate.controlRegressions).toBe(1);
+    expect(payload.gate.rows.find((r) => r.role === 'control' && r.blocking)).toMatchObject({ caseId: 'SUP-9104', baseline: 'met', challenger: 'gap', transition: 'regression' });
+  }, 60000);
+
+  it('lets one of two replicas run an attempt at a time', async () => {
+    const replay = new ScriptedReplay();
+    await new FocusController(deps(replay)).select();
+    await new FocusController(deps(replay)).baseline();
+    await transact(({ manager: m }) => m.query(`INSERT INTO "optimizer"."leases" VALUES ('optimizer-iterate', 'other-replica', now() + interval '5 minutes')`));
+    expect(await new FocusIteration(deps(replay)).iterate('this-replica')).toMatchObject({ outcome: 'run_in_progress' });
+    expect(replay.calls).toHaveLength(1);
+  }, 60000);
+});
