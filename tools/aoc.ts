@@ -12,6 +12,7 @@ const telemetry = startTelemetry({ serviceName: 'aoc-cli' });
 const USAGE = [
   'usage: aoc analyze <ticket.json> [--prometheus URL [--target-label LABEL]] [--providers FILE] [--mode read|write] [--ticket-dir DIR] [--cutoff ISO-8601] [--json]',
   '       aoc timeline backfill [--router URL] [--limit N<=500] [--ticket KEY ...]',
+  '       aoc optimize select|baseline|iterate|status|schedule [--database URL] [--state-dir DIR] [--cases DIR ...] [--recordings FILE ...] [--git DIR] [--json]',
 ].join('\n');
 
 function option(args: string[], name: string): string | undefined {
@@ -25,6 +26,14 @@ async function main(): Promise<number> {
     // Re-reads answered tickets' comments now on a running router (its timeline collector).
     const { parseBackfillArgs, backfillTimelines } = await import('./cli-timeline');
     process.stdout.write(`${JSON.stringify(await backfillTimelines(parseBackfillArgs(rest)))}\n`);
+    await telemetry.shutdown();
+    return 0;
+  }
+  if (command === 'optimize') {
+    // One optimizer step on the optimizer's schema (see tools/cli-optimize.ts).
+    const { parseOptimizeArgs, runOptimizeStep } = await import('./cli-optimize');
+    const result = await runOptimizeStep(parseOptimizeArgs([file ?? '', ...rest]));
+    process.stdout.write(`${rest.includes('--json') ? JSON.stringify(result.json) : result.text}\n`);
     await telemetry.shutdown();
     return 0;
   }

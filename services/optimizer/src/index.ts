@@ -1,4 +1,6 @@
-export { optimizerDefinition } from './optimizer.definition';
+export { createOptimizerDefinition, optimizerDefinition, type OptimizerDefinitionOptions } from './optimizer.definition';
+export { ScheduleConfig, nextSlot, type Schedule } from './schedule/optimizer-schedule';
+export { OptimizerScheduler } from './schedule/optimizer-scheduler';
 export { FocusController, type StepResult } from './run-focus/focus-controller';
 export { FocusIteration, type IterationDeps } from './run-focus/focus-iteration';
 export type { CandidateWriter, DataAccess, ReplayPort, ReplayRequest, ReplayResult, Transact } from './run-focus/ports';

@@ -5,20 +5,32 @@ import { CollectSignalsHandler } from './collect-signals/collect-signals.handler
 import { OptimizerInit1764400000000 } from './migrations/1764400000000-optimizer-init.migration';
 import { OptimizerFocus1765300000000 } from './migrations/1765300000000-optimizer-focus.migration';
 import { OptimizerBusController } from './optimizer-bus.controller';
+import type { Schedule } from './schedule/optimizer-schedule';
+import { SchedulerHost, type SchedulerPorts } from './schedule/scheduler-host';
 
 @Module({})
 export class OptimizerModule {}
 
-export const optimizerDefinition: ServiceDefinition = {
-  role: 'optimizer',
-  publishes: [Topics.optimizerCandidateEnqueued, Topics.ticketAnalysisRequested],
-  // Raw SQL through one store (persistence/): no entity classes.
-  entities: [],
-  migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000],
-  module: (runtime) => ({
-    module: OptimizerModule,
-    imports: [RuntimeModule.forRoot(runtime)],
-    controllers: [OptimizerBusController],
-    providers: [CollectSignalsHandler],
-  }),
-};
+export interface OptimizerDefinitionOptions {
+  /** Scheduled mode: the ports it needs and the slots it runs at (without: the service only collects signals). */
+  scheduler?: { ports: SchedulerPorts; schedule: Schedule };
+}
+
+export function createOptimizerDefinition(options: OptimizerDefinitionOptions = {}): ServiceDefinition {
+  const scheduler = options.scheduler;
+  return {
+    role: 'optimizer',
+    publishes: [Topics.optimizerCandidateEnqueued, Topics.ticketAnalysisRequested],
+    // Raw SQL through one store (persistence/): no entity classes.
+    entities: [],
+    migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000],
+    module: (runtime) => ({
+      module: OptimizerModule,
+      imports: [RuntimeModule.forRoot(runtime)],
+      controllers: [OptimizerBusController],
+      providers: [CollectSignalsHandler, ...(scheduler ? [{ provide: SchedulerHost, useFactory: () => new SchedulerHost(runtime, scheduler.ports, scheduler.schedule) }] : [])],
+    }),
+  };
+}
+
+export const optimizerDefinition: ServiceDefinition = createOptimizerDefinition();

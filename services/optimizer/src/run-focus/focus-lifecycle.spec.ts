@@ -9,6 +9,8 @@ import { builtinProposer, type CandidateProposer } from '../propose-candidate/bu
 import { FocusController } from './focus-controller';
 import { FocusIteration, type IterationDeps } from './focus-iteration';
 import { localDataAccess } from './data-access';
+import { ScheduleConfig } from '../schedule/optimizer-schedule';
+import { OptimizerScheduler } from '../schedule/optimizer-scheduler';
 import type { CandidateWriter, ReplayPort, ReplayRequest, ReplayResult } from './ports';
 
 /**
@@ -161,6 +163,15 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const payload = OptimizerCandidateEnqueuedV1.parse(published[0].payload);
     expect(payload.gate.controlRegressions).toBe(1);
     expect(payload.gate.rows.find((r) => r.role === 'control' && r.blocking)).toMatchObject({ caseId: 'SUP-9104', baseline: 'met', challenger: 'gap', transition: 'regression' });
+  }, 60000);
+
+  it('runs slots: only the selection slot selects, every slot continues the active Focus', async () => {
+    const replay = new ScriptedReplay();
+    const scheduler = new OptimizerScheduler(deps(replay), ScheduleConfig.parse({}));
+    const morning = await scheduler.runSlot({ at: new Date(), slot: '12:30', selects: false });
+    expect(morning.steps.map((s) => `${s.step}:${s.outcome}`)).toEqual(['iterate:no_active_focus']);
+    const evening = await scheduler.runSlot({ at: new Date(), slot: '20:30', selects: true });
+    expect(evening.steps.map((s) => `${s.step}:${s.outcome}`)).toEqual(['select:focus_candidate_selected', 'baseline:focus_created', 'iterate:candidate_enqueued']);
   }, 60000);
 
   it('lets one of two replicas run an attempt at a time', async () => {

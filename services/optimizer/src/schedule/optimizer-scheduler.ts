@@ -1,0 +1,62 @@
+import { FocusController, type StepResult } from '../run-focus/focus-controller';
+import { FocusIteration, type IterationDeps } from '../run-focus/focus-iteration';
+import { nextSlot, type PlannedSlot, type Schedule } from './optimizer-schedule';
+
+export interface SlotReport {
+  slot: PlannedSlot;
+  steps: (StepResult & { step: 'select' | 'baseline' | 'iterate' })[];
+}
+
+/**
+ * The scheduled mode: at each slot, the selection slot first proposes and baselines a new problem
+ * when no Focus is active or waiting; then every slot runs one attempt of the active Focus (the
+ * daily limit and the lease apply). A failing slot is reported and the next one still runs.
+ */
+export class OptimizerScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: IterationDeps,
+    private readonly schedule: Schedule,
+    private readonly onSlot: (report: SlotReport | { slot: PlannedSlot; error: string }) => void = () => undefined,
+  ) {}
+
+  async runSlot(slot: PlannedSlot): Promise<SlotReport> {
+    const steps: SlotReport['steps'] = [];
+    const controller = new FocusController(this.deps);
+    if (slot.selects) {
+      const selected = await controller.select();
+      steps.push({ step: 'select', ...selected });
+    }
+    // A candidate selected now, or left selected by an earlier crash, gets its baseline.
+    const baseline = await controller.baseline();
+    if (baseline.outcome !== 'no_focus_candidate') steps.push({ step: 'baseline', ...baseline });
+    steps.push({ step: 'iterate', ...(await new FocusIteration(this.deps).iterate()) });
+    return { slot, steps };
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.arm();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    const slot = nextSlot(this.deps.now(), this.schedule);
+    // Timers are capped near 24.8 days; slots are at most a day apart.
+    this.timer = setTimeout(() => {
+      void this.runSlot(slot)
+        .then((r) => this.onSlot(r))
+        .catch((error: unknown) => this.onSlot({ slot, error: error instanceof Error ? error.message : String(error) }))
+        .finally(() => this.arm());
+    }, Math.max(0, slot.at.getTime() - this.deps.now().getTime()));
+    this.timer.unref?.();
+  }
+}

@@ -1,0 +1,109 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * `aoc optimize select|baseline|iterate|status`: one optimizer step against the optimizer's
+ * schema of a deployment (DATABASE_URL or --database; without either, a persistent embedded store
+ * under --state-dir). Frozen cases are the ticket files of --cases directories (default: the
+ * bundled examples and the optimizer demo's tickets) with their recordings; an accepted candidate
+ * is committed in the --git working copy (or AOC_OPTIMIZER_GIT_DIR), never merged.
+ */
+
+export const OptimizeArgs = z
+  .object({
+    step: z.enum(['select', 'baseline', 'iterate', 'status', 'schedule']),
+    database: z.string().min(1).optional(),
+    stateDir: z.string().min(1).default(join(homedir(), '.cache', 'aoc', 'optimizer-state')),
+    cases: z.array(z.string().min(1)).max(20).default([]),
+    recordings: z.array(z.string().min(1)).max(10).default([]),
+    git: z.string().min(1).optional(),
+    json: z.boolean().default(false),
+  })
+  .strict();
+export type OptimizeArgs = z.output<typeof OptimizeArgs>;
+
+function values(args: readonly string[], name: string): string[] {
+  return args.flatMap((a, i) => (a === name && args[i + 1] !== undefined ? [args[i + 1]] : []));
+}
+
+/** Parses the step and its options; a bad value names its option. */
+export function parseOptimizeArgs(args: readonly string[], env: Record<string, string | undefined> = process.env): OptimizeArgs {
+  const parsed = OptimizeArgs.safeParse({
+    step: args[0],
+    database: values(args, '--database')[0] ?? env['DATABASE_URL'],
+    stateDir: values(args, '--state-dir')[0],
+    cases: values(args, '--cases'),
+    recordings: values(args, '--recordings'),
+    git: values(args, '--git')[0] ?? env['AOC_OPTIMIZER_GIT_DIR'],
+    json: args.includes('--json'),
+  });
+  if (!parsed.success) {
+    const flag: Record<string, string> = { step: 'step (select|baseline|iterate|status|schedule)', database: '--database', stateDir: '--state-dir', cases: '--cases', recordings: '--recordings', git: '--git' };
+    throw new Error(parsed.error.issues.map((i) => `${flag[String(i.path[0])] ?? String(i.path[0])}: ${i.message}`).join('; '));
+  }
+  return parsed.data;
+}
+
+/** Ticket key -> frozen ticket file, over every case directory. */
+export function frozenCases(dirs: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const dir of dirs) {
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
+      const key = (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { ticket?: { key?: string } }).ticket?.key;
+      if (key) out.set(key, join(dir, f));
+    }
+  }
+  return out;
+}
+
+export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: string; text: string; json: unknown }> {
+  const { startEmbeddedPostgres } = await import('@aoc/persistence');
+  const { InMemoryBroker } = await import('@aoc/bus');
+  const { createOptimizerDefinition, ScheduleConfig, FocusController, FocusIteration, builtinProposer, localDataAccess } = await import('@aoc/service-optimizer');
+  const { startPlatform, childReplayPort, gitCandidateWriter, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
+  const embedded = args.database ? null : await startEmbeddedPostgres({ dataDir: args.stateDir });
+  const brokers = process.env['KAFKA_BROKERS'];
+  const caseDirs = args.cases.length > 0 ? args.cases : [join(__dirname, '..', 'services', 'router', 'examples', 'tickets'), OPTIMIZER_DEMO_TICKETS];
+  const ports = {
+    replay: childReplayPort({ ticketFiles: frozenCases(caseDirs), recordings: args.recordings.length > 0 ? args.recordings : [OPTIMIZER_DEMO_RECORDINGS] }),
+    data: localDataAccess(),
+    now: () => new Date(),
+    proposer: builtinProposer,
+    writer: args.git ? gitCandidateWriter(args.git) : { write: () => Promise.resolve(null) },
+    timeZone: process.env['AOC_OPTIMIZER_TIME_ZONE'] ?? 'Asia/Shanghai',
+  };
+  // Scheduled mode: the service runs its slots until the process is stopped.
+  const schedule = args.step === 'schedule' ? ScheduleConfig.parse(process.env) : null;
+  const platform = await startPlatform({
+    databaseUrl: args.database ?? embedded?.url,
+    services: [createOptimizerDefinition(schedule ? { scheduler: { ports, schedule } } : {})],
+    transport: brokers ? { kind: 'kafka', brokers: brokers.split(',') } : { kind: 'memory', broker: new InMemoryBroker() },
+    logLevel: 'error',
+  });
+  try {
+    const optimizer = platform.roles.get('optimizer');
+    if (!optimizer) throw new Error('the optimizer role did not start');
+    const deps = { ...ports, transact: <R>(work: Parameters<typeof optimizer.runtime.bus.transaction<R>>[0]) => optimizer.runtime.bus.transaction(work) };
+    if (schedule) {
+      process.stdout.write(`optimizer scheduled at ${schedule.slots.join(', ')} ${schedule.timeZone} (selection at ${schedule.selectionSlot}); Ctrl-C stops it\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      return { outcome: 'stopped', text: 'scheduler stopped', json: { stopped: true } };
+    }
+    const controller = new FocusController(deps);
+    if (args.step === 'status') {
+      const focuses = await controller.status();
+      const lines = focuses.map(({ focus, checkpoints }) => `${focus.focusId}  ${focus.status.padEnd(14)} ${focus.signature}  ${focus.candidate.targets.length} targets, ${focus.candidate.controls.length} controls  checkpoints: ${checkpoints.map((c) => `${c.kind}#${c.attempt}`).join(' ') || 'none'}`);
+      return { outcome: 'status', text: lines.join('\n') || 'no Focus yet', json: focuses };
+    }
+    const result = args.step === 'select' ? await controller.select() : args.step === 'baseline' ? await controller.baseline() : await new FocusIteration(deps).iterate();
+    return { outcome: result.outcome, text: `${result.outcome}: ${result.reason}${result.focusId ? ` (${result.focusId})` : ''}`, json: result };
+  } finally {
+    await platform.stop();
+    await embedded?.stop();
+  }
+}

@@ -1,0 +1,48 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { OptimizerCandidateEnqueuedV1 } from '@aoc/contracts';
+import { runOptimizeDemo, type DemoReport } from './optimize-demo';
+
+/**
+ * `npm run optimize:demo` as a test: the real chain answers and judges the demo tickets, and the
+ * real optimizer turns the judge's gap into an accepted data change. The assertions check what
+ * came out; nothing in the demo names the change.
+ */
+describe('optimizer demo (embedded, no network)', () => {
+  let report: DemoReport;
+
+  beforeAll(async () => {
+    report = await runOptimizeDemo();
+  }, 240000);
+  afterAll(() => {
+    if (report) rmSync(report.workingCopy, { recursive: true, force: true });
+  });
+
+  it('judges every demo ticket human_better on the cause the customer confirmed', () => {
+    expect(report.verdicts.map((v) => v.verdict)).toEqual(['human_better', 'human_better', 'human_better']);
+    for (const v of report.verdicts) expect(v.gaps[0]).toMatch(/^named "CPU utilisation"; the customer confirmed .*lock/);
+  });
+
+  it('creates a Focus on all three targets and enqueues a candidate that fixes each of them', () => {
+    expect(report.steps.map((s) => s.outcome)).toEqual(expect.arrayContaining(['focus_candidate_selected', 'focus_created', 'candidate_enqueued']));
+    expect(report.enqueued).toHaveLength(1);
+    const c = OptimizerCandidateEnqueuedV1.parse(report.enqueued[0]);
+    expect(c.edits.every((e) => e.path === 'services/router/data/family-rules.json')).toBe(true);
+    expect(c.gate.rows.filter((r) => r.blocking && r.role === 'target').map((r) => r.transition)).toEqual(['fixed', 'fixed', 'fixed']);
+    expect(c.gate.regressions).toBe(0);
+    expect(c.evidenceRefs).toHaveLength(3);
+  });
+
+  it('writes the candidate as a commit on its own branch of the working copy, leaving main as it was', () => {
+    const c = report.enqueued[0];
+    const git = (...args: string[]) => execFileSync('git', ['-C', report.workingCopy, ...args], { encoding: 'utf8' }).trim();
+    expect(git('rev-parse', `refs/heads/${c.commit?.branch ?? 'none'}`)).toBe(c.commit?.sha);
+    expect(git('diff', '--name-only', 'main', c.commit?.sha ?? 'HEAD')).toBe('services/router/data/family-rules.json');
+    // The operator's checkout is untouched: its file is still the base version.
+    const base = JSON.parse(readFileSync(join(report.workingCopy, 'services/router/data/family-rules.json'), 'utf8')) as unknown;
+    const committed = JSON.parse(git('show', `${c.commit?.sha}:services/router/data/family-rules.json`)) as unknown;
+    expect(committed).not.toEqual(base);
+    expect(git('branch', '--show-current')).toBe('main');
+  });
+});
