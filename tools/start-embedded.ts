@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   // Every bundled ticket by default; one file when given.
   const examples = chosen ? [chosen] : fs.readdirSync(tickets).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(tickets, f));
   const started = Date.now();
-  const ports: Record<string, number> = { router: Number(process.env['AOC_ROUTER_PORT'] ?? 8080), reporter: Number(process.env['AOC_REPORTER_PORT'] ?? 8085) };
+  const ports: Record<string, number> = { router: Number(process.env['AOC_ROUTER_PORT'] ?? 8080), reporter: Number(process.env['AOC_REPORTER_PORT'] ?? 8085), optimizer: Number(process.env['AOC_OPTIMIZER_PORT'] ?? 8086) };
   const platform = await startPlatform({ httpFor: (d) => (serve ? ports[d.role] : undefined) });
   let keepRunning = false;
   try {
@@ -54,7 +54,8 @@ async function main(): Promise<void> {
       keepRunning = true;
       const dashboard = platform.roles.get('reporter')?.httpUrl;
       const intake = platform.roles.get('router')?.httpUrl;
-      process.stdout.write(`\ndashboard ${dashboard}/runs/${lastRun}\nintake    POST ${intake}/v1/tickets/analyze, POST ${intake}/v1/tickets/publish-read\nCtrl-C to stop.\n`);
+      const optimizer = platform.roles.get('optimizer')?.httpUrl;
+      process.stdout.write(`\ndashboard ${dashboard}/runs/${lastRun}\noptimizer ${optimizer}/focuses\nintake    POST ${intake}/v1/tickets/analyze, POST ${intake}/v1/tickets/publish-read\nCtrl-C to stop.\n`);
       const stop = () => void platform.stop().then(() => telemetry.shutdown()).finally(() => process.exit(0));
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

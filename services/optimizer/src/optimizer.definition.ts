@@ -2,6 +2,7 @@ import { Topics } from '@aoc/contracts';
 import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
 import { CollectSignalsHandler } from './collect-signals/collect-signals.handler';
+import { FocusDashboardController } from './dashboard/focus-dashboard.controller';
 import { OptimizerInit1764400000000 } from './migrations/1764400000000-optimizer-init.migration';
 import { OptimizerFocus1765300000000 } from './migrations/1765300000000-optimizer-focus.migration';
 import { OptimizerBusController } from './optimizer-bus.controller';
@@ -24,10 +25,12 @@ export function createOptimizerDefinition(options: OptimizerDefinitionOptions = 
     // Raw SQL through one store (persistence/): no entity classes.
     entities: [],
     migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000],
+    // The Focus pages and JSON (read-only) when hosted alone.
+    http: { defaultPort: 8086 },
     module: (runtime) => ({
       module: OptimizerModule,
       imports: [RuntimeModule.forRoot(runtime)],
-      controllers: [OptimizerBusController],
+      controllers: [OptimizerBusController, FocusDashboardController],
       providers: [CollectSignalsHandler, ...(scheduler ? [{ provide: SchedulerHost, useFactory: () => new SchedulerHost(runtime, scheduler.ports, scheduler.schedule) }] : [])],
     }),
   };

@@ -9,6 +9,7 @@ import { builtinProposer, type CandidateProposer } from '../propose-candidate/bu
 import { FocusController } from './focus-controller';
 import { FocusIteration, type IterationDeps } from './focus-iteration';
 import { localDataAccess } from './data-access';
+import { FocusDashboardController } from '../dashboard/focus-dashboard.controller';
 import { ScheduleConfig } from '../schedule/optimizer-schedule';
 import { OptimizerScheduler } from '../schedule/optimizer-scheduler';
 import type { CandidateWriter, ReplayPort, ReplayRequest, ReplayResult } from './ports';
@@ -105,6 +106,13 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     expect(published).toHaveLength(1);
     const kinds = (await checkpointsOf(ds.manager, first.focusId ?? '')).map((c) => c.kind);
     expect(kinds).toEqual(['selection', 'baseline', 'case_refresh', 'proposal', 'challenger', 'gate', 'attempt_review', 'candidate_enqueued']);
+    // The pages show the Focus, its cases, checkpoints and gate table.
+    const pages = new FocusDashboardController(ds);
+    expect(await pages.list()).toContain(`href="/focuses/${first.focusId}"`);
+    const detail = await pages.detail(first.focusId ?? '');
+    for (const text of ['Creation baseline', 'Attempt 1', 'candidate_enqueued', 'Gate <strong>accepted</strong>', '/drives/lock_waits', ...TICKETS]) expect(detail).toContain(text);
+    expect(detail).toContain('&quot;');
+    await expect(pages.detail('focus-<script>')).rejects.toThrow(/focusId/);
   }, 60000);
 
   it('resumes after a crash between challenger and gate without replaying the challenger again', async () => {

@@ -1,5 +1,5 @@
 import { renderPage } from './layout.view';
-import { html } from './safe-html';
+import { html } from '@aoc/safe-html';
 
 export interface ErrorPage {
   status: number;

@@ -1,4 +1,4 @@
-import { html, trusted, type HtmlValue, type SafeHtml } from './safe-html';
+import { html, trusted, type HtmlValue, type SafeHtml } from '@aoc/safe-html';
 
 export type NavSection = 'runs' | 'daily' | 'weekly' | 'providers';
 

@@ -1,4 +1,4 @@
-import { escapeHtml, trusted, type SafeHtml } from './safe-html';
+import { escapeHtml, trusted, type SafeHtml } from '@aoc/safe-html';
 
 /**
  * Renders the small Markdown subset the messages use: paragraphs (single newlines kept as line

@@ -1,7 +1,7 @@
 import type { ProviderDayHealth, ProviderDayOverall } from '../reports/report.types';
 import { percent } from './layout.view';
 import { HTTP_CLASS_COLOR } from './report-colors';
-import { html, type SafeHtml } from './safe-html';
+import { html, type SafeHtml } from '@aoc/safe-html';
 import { lineChart, SERIES_PALETTE, stackedBarChart, type Series, type StackedRow } from './svg-charts';
 
 /** Providers in a stable (alphabetical) order so colours do not move between pages. */

@@ -1,7 +1,7 @@
 import type { ProviderDayHealth } from '../reports/report.types';
 import { renderPage } from './layout.view';
 import { httpAttemptsChart, httpTotals, httpTotalsTable, providerDaysTable, successRateChart } from './provider-health.fragments';
-import { html } from './safe-html';
+import { html } from '@aoc/safe-html';
 import { daysBetween } from './shanghai-calendar';
 
 export function renderProviders(range: { from: string; to: string }, health: readonly ProviderDayHealth[]): string {

@@ -2,7 +2,7 @@ import type { QualityReport, WeeklyReport } from '../reports/report.types';
 import { evidenceBadge, percent, renderPage, shanghaiTime, stat, verdictBadge } from './layout.view';
 import { providerDaysTable, successRateChart } from './provider-health.fragments';
 import { VERDICT_COLOR, VERDICT_ORDER } from './report-colors';
-import { href, html, type SafeHtml } from './safe-html';
+import { href, html, type SafeHtml } from '@aoc/safe-html';
 import { addDays, daysBetween } from './shanghai-calendar';
 import { barChart } from './svg-charts';
 

@@ -1,7 +1,7 @@
 import type { RunSummary } from '../run-summary/run-summary.query';
 import { decisionBadge, evidenceBadge, renderPage, shanghaiTime, verdictBadge } from './layout.view';
 import { renderMarkdown } from './minimal-markdown';
-import { href, html } from './safe-html';
+import { href, html } from '@aoc/safe-html';
 
 export function renderRunDetail(run: RunSummary): string {
   const body = html`<h1>Run <span class="mono">${run.runId}</span></h1>

@@ -1,6 +1,6 @@
 import type { RunListPage } from './dashboard-runs.query';
 import { decisionBadge, evidenceBadge, renderPage, shanghaiTime, verdictBadge } from './layout.view';
-import { href, html } from './safe-html';
+import { href, html } from '@aoc/safe-html';
 
 export function renderRunsList(page: RunListPage, request: { limit: number; before: string | undefined; defaultLimit: number }): string {
   // Keep a non-default page size in the paging links; the default stays out of the URL.

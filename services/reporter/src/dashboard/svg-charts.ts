@@ -1,4 +1,4 @@
-import { html, trusted, type SafeHtml } from './safe-html';
+import { html, trusted, type SafeHtml } from '@aoc/safe-html';
 
 /**
  * Inline SVG charts: no script, no external asset, deterministic markup for given data (so the

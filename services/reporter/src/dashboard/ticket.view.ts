@@ -1,7 +1,7 @@
 import type { AnswerVersionView, EvaluationRevisionView, TimelineCommentView } from '../reports/report.types';
 import { badge, decisionBadge, evidenceBadge, renderPage, shanghaiTime, verdictBadge } from './layout.view';
 import { renderMarkdown } from './minimal-markdown';
-import { href, html, type SafeHtml } from './safe-html';
+import { href, html, type SafeHtml } from '@aoc/safe-html';
 
 /** Every evaluation revision of a version, with the human comments the Judge selected. */
 function evaluationsOf(evaluations: readonly EvaluationRevisionView[]): SafeHtml {

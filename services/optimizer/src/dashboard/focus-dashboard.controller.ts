@@ -1,0 +1,50 @@
+import { DATA_SOURCE } from '@aoc/service-host';
+import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { allFocuses, checkpointsOf, focusById } from '../persistence/focus-store';
+import { signals } from '../persistence/signal-store';
+import { renderFocus, renderFocusList } from './focus.view';
+
+const HtmlPage = (): MethodDecorator => applyDecorators(Header('content-type', 'text/html; charset=utf-8'), Header('x-content-type-options', 'nosniff'), Header('cache-control', 'no-store'));
+const FOCUS_ID = /^focus-[0-9a-f]{12}$/;
+
+/** The optimizer's read-only pages and JSON: Focuses, their cases, checkpoints and gate tables. */
+@Controller()
+export class FocusDashboardController {
+  constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {}
+
+  private async focuses() {
+    const m = this.dataSource.manager;
+    return Promise.all((await allFocuses(m)).map(async (focus) => ({ focus, checkpoints: await checkpointsOf(m, focus.focusId) })));
+  }
+
+  private async one(focusId: string) {
+    if (!FOCUS_ID.test(focusId)) throw new NotFoundException({ code: 'OPTIMIZER.FOCUS_NOT_FOUND', message: 'focusId: must be focus-<12 hex>' });
+    const focus = await focusById(this.dataSource.manager, focusId);
+    if (!focus) throw new NotFoundException({ code: 'OPTIMIZER.FOCUS_NOT_FOUND', message: `no Focus ${focusId}` });
+    return { focus, checkpoints: await checkpointsOf(this.dataSource.manager, focusId) };
+  }
+
+  @Get('focuses')
+  @HtmlPage()
+  async list(): Promise<string> {
+    return renderFocusList(await this.focuses(), await signals(this.dataSource.manager, { state: 'open' }));
+  }
+
+  @Get('focuses/:focusId')
+  @HtmlPage()
+  async detail(@Param('focusId') focusId: string): Promise<string> {
+    const { focus, checkpoints } = await this.one(focusId);
+    return renderFocus(focus, checkpoints);
+  }
+
+  @Get('v1/focuses')
+  async listJson(): Promise<unknown> {
+    return { focuses: await this.focuses() };
+  }
+
+  @Get('v1/focuses/:focusId')
+  async detailJson(@Param('focusId') focusId: string): Promise<unknown> {
+    return this.one(focusId);
+  }
+}
