@@ -8,3 +8,4 @@ export { localDataAccess } from './run-focus/data-access';
 export { builtinProposer, builtinProposals, type CandidateProposer, type ProposerInput } from './propose-candidate/builtin-proposer';
 export { FOCUS_OUTCOMES, OUTCOME_MEANING, FOCUS_LIMITS, type FocusOutcome } from './focus/focus-outcome';
 export { signals as storedSignals } from './persistence/signal-store';
+export { Criterion, judgeCase, type JudgedAnswer } from './judge-criteria/criterion-judge';

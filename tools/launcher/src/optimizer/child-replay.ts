@@ -15,6 +15,8 @@ export interface ChildReplayOptions {
   /** Recordings besides the bundled ones. */
   recordings?: readonly string[];
   timeoutMs?: number;
+  /** Cases in flight at once inside a pass (4 by default). */
+  concurrency?: number;
 }
 
 /**
@@ -38,7 +40,7 @@ export function childReplayPort(options: ChildReplayOptions): ReplayPort {
           mkdirSync(dirname(join(overlayDir, path)), { recursive: true });
           writeFileSync(join(overlayDir, path), text);
         }
-        const input: WorkerInput = { cases: known.map((c) => ({ caseId: c.caseId, ticketFile: options.ticketFiles.get(c.ticketKey) ?? '', cutoff: c.cutoff })), recordings: [...(options.recordings ?? [])], timeoutMs: options.timeoutMs ?? 90_000 };
+        const input: WorkerInput = { cases: known.map((c) => ({ caseId: c.caseId, ticketFile: options.ticketFiles.get(c.ticketKey) ?? '', cutoff: c.cutoff })), recordings: [...(options.recordings ?? [])], timeoutMs: options.timeoutMs ?? 90_000, concurrency: options.concurrency ?? 4 };
         writeFileSync(join(dir, 'in.json'), JSON.stringify(input));
         const env = { ...process.env, [VERSIONED_DATA_DIR_ENV]: overlay && overlay.size > 0 ? overlayDir : '' };
         await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,8 @@ export const WorkerInput = z
     /** Recordings besides the bundled ones (e.g. the optimizer demo's). */
     recordings: z.array(z.string().min(1)).max(10),
     timeoutMs: z.number().int().min(1000).max(600_000),
+    /** Cases in flight at once. */
+    concurrency: z.number().int().min(1).max(16).default(4),
   })
   .strict();
 export type WorkerInput = z.infer<typeof WorkerInput>;

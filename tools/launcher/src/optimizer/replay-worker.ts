@@ -32,7 +32,9 @@ async function main(): Promise<void> {
   const platform = await startPlatform({ services: [routerDefinition, evidenceDefinition, providerExecutorDefinition, reporterDefinition], executor: { mode: 'replay', recordings, prometheusTargets: [] }, logLevel: 'error' });
   const out: WorkerOutput = { results: [] };
   try {
-    for (const c of input.cases) {
+    // A few cases in flight: each run is independent, the chain interleaves them.
+    const queue = [...input.cases];
+    const one = async (c: WorkerInput['cases'][number]) => {
       try {
         const request = loadExample(c.ticketFile);
         const { accepted } = await runExample(platform, { ...request, cutoff: c.cutoff ?? request.cutoff, trigger: 'replay' }, input.timeoutMs, 'published');
@@ -57,7 +59,12 @@ async function main(): Promise<void> {
       } catch (error) {
         out.results.push({ caseId: c.caseId, answer: null, execution: { responseGeneration: 'failed', providerCapability: 'unverified' }, error: (error instanceof Error ? error.message : String(error)).slice(0, 300) });
       }
-    }
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(input.concurrency, queue.length) }, async () => {
+        for (let c = queue.shift(); c; c = queue.shift()) await one(c);
+      }),
+    );
   } finally {
     await platform.stop();
   }
