@@ -61,7 +61,7 @@ export function frozenCases(dirs: readonly string[]): Map<string, string> {
 export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: string; text: string; json: unknown }> {
   const { startEmbeddedPostgres } = await import('@aoc/persistence');
   const { InMemoryBroker } = await import('@aoc/bus');
-  const { createOptimizerDefinition, ScheduleConfig, FocusController, FocusIteration, builtinProposer, localDataAccess } = await import('@aoc/service-optimizer');
+  const { createOptimizerDefinition, ScheduleConfig, FocusController, FocusIteration, proposerFromEnv, freeTextJudgeFromEnv, localDataAccess } = await import('@aoc/service-optimizer');
   const { startPlatform, childReplayPort, gitCandidateWriter, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
   const embedded = args.database ? null : await startEmbeddedPostgres({ dataDir: args.stateDir });
   const brokers = process.env['KAFKA_BROKERS'];
@@ -70,7 +70,8 @@ export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: st
     replay: childReplayPort({ ticketFiles: frozenCases(caseDirs), recordings: args.recordings.length > 0 ? args.recordings : [OPTIMIZER_DEMO_RECORDINGS] }),
     data: localDataAccess(),
     now: () => new Date(),
-    proposer: builtinProposer,
+    proposer: proposerFromEnv(),
+    freeTextJudge: freeTextJudgeFromEnv(),
     writer: args.git ? gitCandidateWriter(args.git) : { write: () => Promise.resolve(null) },
     timeZone: process.env['AOC_OPTIMIZER_TIME_ZONE'] ?? 'Asia/Shanghai',
   };

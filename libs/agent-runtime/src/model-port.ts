@@ -12,6 +12,7 @@ export const AGENT_ROLES = [
   'judge',
   'selector',
   'investigator',
+  'proposer',
 ] as const;
 export type AgentRole = (typeof AGENT_ROLES)[number];
 

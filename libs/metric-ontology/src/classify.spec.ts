@@ -125,13 +125,12 @@ describe('classifyMetric robustness', () => {
     expect(classifyMetric(undefined as unknown as string).family).toBe('unknown');
   });
 
-  it('is deterministic and classifies 10,000 distinct names well under a second', () => {
+  // Speed is measured by the benchmarks, never asserted here (a loaded machine would fail it).
+  it('is deterministic over 10,000 distinct names', () => {
     const names = Array.from({ length: 10_000 }, (_, i) => `perf${i}_${['disk_free_bytes', 'widget_total', 'query_duration_seconds_bucket', 'x'][i % 4]}`);
-    const started = performance.now();
     const first = names.map((n) => classifyMetric(n).family);
-    const elapsed = performance.now() - started;
-    expect(elapsed).toBeLessThan(500);
     expect(names.map((n) => classifyMetric(n).family)).toEqual(first);
+    expect(new Set(first.slice(0, 4))).toEqual(new Set(['storage_free', 'unknown', 'statement_latency']));
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isProtected, type DataManifest } from './manifest';
+import { isProtected, type DataManifest, type Tunable } from './manifest';
 import { RepoPath, sha256 } from './versioned-data';
 
 /**
@@ -22,7 +22,23 @@ export type DataEdit = z.infer<typeof DataEdit>;
 export const CandidateDiff = z.object({ edits: z.array(DataEdit).min(1).max(10) }).strict();
 export type CandidateDiff = z.infer<typeof CandidateDiff>;
 
-export type PolicyVerdict = { ok: true } | { ok: false; code: 'CANDIDATE.PROTECTED_PATH' | 'CANDIDATE.UNDECLARED_PATH' | 'CANDIDATE.TOO_LARGE' | 'CANDIDATE.TOO_MANY_FILES' | 'CANDIDATE.INVALID'; detail: string };
+export type PolicyVerdict =
+  | { ok: true }
+  | { ok: false; code: 'CANDIDATE.PROTECTED_PATH' | 'CANDIDATE.UNDECLARED_PATH' | 'CANDIDATE.UNDECLARED_TUNABLE' | 'CANDIDATE.TOO_LARGE' | 'CANDIDATE.TOO_MANY_FILES' | 'CANDIDATE.INVALID'; detail: string };
+
+const Families = z.array(z.string().regex(/^[a-z_]+$/)).max(50);
+
+/** Whether a value fits the tunable an edit falls under (a map entry of family edges is its list). */
+function fitsTunable(t: Tunable, pointer: string, value: unknown): string | null {
+  if (t.kind === 'number') {
+    if (pointer !== t.pointer) return `${pointer}: only ${t.pointer} itself is tunable`;
+    return typeof value === 'number' && value >= t.min && value <= t.max ? null : `${pointer}: must be a number in [${t.min}, ${t.max}]`;
+  }
+  if (t.kind === 'family_set') return pointer === t.pointer && Families.safeParse(value).success ? null : `${pointer}: must be a list of family ids`;
+  const entry = pointer !== t.pointer;
+  const ok = entry ? Families.safeParse(value).success : z.record(z.string(), Families).safeParse(value).success;
+  return ok ? null : `${pointer}: must be ${entry ? 'a list of family ids' : 'a map of family -> family ids'}`;
+}
 
 /** The digest of a candidate: its edits in a canonical order. */
 export function candidateDigest(diff: CandidateDiff): string {
@@ -71,6 +87,13 @@ export function checkCandidate(raw: unknown, manifest: DataManifest, read: (path
   if (protectedPath) return { ok: false, code: 'CANDIDATE.PROTECTED_PATH', detail: `${protectedPath} is protected` };
   const undeclared = paths.find((p) => !manifest.files.some((f) => f.path === p));
   if (undeclared) return { ok: false, code: 'CANDIDATE.UNDECLARED_PATH', detail: `${undeclared} is not declared versioned data` };
+  for (const e of diff.edits) {
+    const tunables = manifest.files.find((f) => f.path === e.path)?.tunables ?? [];
+    const t = tunables.find((x) => e.pointer === x.pointer || (x.kind === 'family_edges' && e.pointer.startsWith(`${x.pointer}/`) && e.pointer.split('/').length === x.pointer.split('/').length + 1));
+    if (!t) return { ok: false, code: 'CANDIDATE.UNDECLARED_TUNABLE', detail: `${e.path} ${e.pointer} is not a declared tunable` };
+    const misfit = fitsTunable(t, e.pointer, e.value);
+    if (misfit) return { ok: false, code: 'CANDIDATE.INVALID', detail: misfit };
+  }
   if (paths.length > manifest.maxFilesPerCandidate) return { ok: false, code: 'CANDIDATE.TOO_MANY_FILES', detail: `${paths.length} files; at most ${manifest.maxFilesPerCandidate}` };
   let files: Map<string, string>;
   try {

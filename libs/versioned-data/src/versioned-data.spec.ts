@@ -57,8 +57,13 @@ describe('candidate policy', () => {
   it('refuses protected, undeclared, oversized, unknown-key and garbage proposals with their own codes', () => {
     expect(checkCandidate({ edits: [edit({ path: 'libs/contracts/src/common.ts' })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.PROTECTED_PATH' });
     expect(checkCandidate({ edits: [edit({ path: 'services/router/src/main.ts' })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.UNDECLARED_PATH' });
-    expect(checkCandidate({ edits: [edit({ pointer: '/nope', value: 1 })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID', detail: expect.stringContaining('no such key') });
-    expect(checkCandidate({ edits: [edit({ value: 'x'.repeat(20_000) })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.TOO_LARGE' });
+    expect(checkCandidate({ edits: [edit({ pointer: '/nope', value: 1 })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.UNDECLARED_TUNABLE' });
+    expect(checkCandidate({ edits: [edit({ pointer: '/onsetWindow', value: { beforeMs: 0, afterMs: 0 } })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.UNDECLARED_TUNABLE' });
+    expect(checkCandidate({ edits: [edit({ value: 'x'.repeat(20_000) })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID', detail: expect.stringContaining('number in [2, 6]') });
+    expect(checkCandidate({ edits: [edit({ value: 9 })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID' });
+    expect(checkCandidate({ edits: [edit({ pointer: '/drives/cpu', value: ['statement_latency', 'DROP TABLE'] })] }, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID' });
+    const tight = { ...manifest, files: manifest.files.map((f) => ({ ...f, maxBytes: Buffer.byteLength(read(f.path)) + 64 })) };
+    expect(checkCandidate({ edits: [edit({ pointer: '/drives/cpu', value: Array.from({ length: 40 }, (_, i) => 'f'.repeat(10 + i)) })] }, tight, read)).toMatchObject({ ok: false, code: 'CANDIDATE.TOO_LARGE' });
     for (const garbage of [null, 'rewrite everything', { edits: [] }, { edits: [edit({ path: '../etc/passwd' })] }]) expect(checkCandidate(garbage, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID' });
   });
 });

@@ -9,3 +9,6 @@ export { builtinProposer, builtinProposals, type CandidateProposer, type Propose
 export { FOCUS_OUTCOMES, OUTCOME_MEANING, FOCUS_LIMITS, type FocusOutcome } from './focus/focus-outcome';
 export { signals as storedSignals } from './persistence/signal-store';
 export { Criterion, judgeCase, type JudgedAnswer } from './judge-criteria/criterion-judge';
+export { modelProposer, paretoSet, PROPOSER_INSTRUCTIONS } from './propose-candidate/model-proposer';
+export { freeTextJudgeFromEnv, proposerFromEnv } from './propose-candidate/proposer-from-env';
+export { modelFreeTextJudge, type FreeTextJudge } from './judge-criteria/model-criterion-judge';

@@ -21,6 +21,15 @@ export interface ProposerInput {
   tried: ReadonlySet<string>;
   /** At most this many proposals. */
   limit: number;
+  /** Candidates tried on this Focus with their blocking status per target (the model proposer builds on the best). */
+  history?: readonly TriedCandidate[];
+}
+
+export interface TriedCandidate {
+  diff: CandidateDiff;
+  /** Target case -> blocking criterion status on the challenger. */
+  perCase: Readonly<Record<string, 'met' | 'gap' | 'inconclusive' | 'not_applicable'>>;
+  feedback: string;
 }
 
 /** A proposer port: built-in or model-backed; its output is untrusted until the policy admits it. */

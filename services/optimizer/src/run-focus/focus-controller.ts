@@ -6,6 +6,7 @@ import type { FocusOutcome } from '../focus/focus-outcome';
 import { allFocuses, appendCheckpoint, checkpointsOf, focusesWith, moveFocus, recordRejection, rejectedGroupings, saveFocus, type FocusRow } from '../persistence/focus-store';
 import { answerVersionsOf, judgedVersions, setSignalState, signals, timelineOf } from '../persistence/signal-store';
 import { selectFocus, type ControlCandidate, type FocusCandidate } from '../select-focus/focus-selector';
+import type { FreeTextJudge } from '../judge-criteria/model-criterion-judge';
 import type { DataAccess, ReplayPort, Transact } from './ports';
 import { judgeReplays, replayRequests, type JudgedReplay } from './replay-judging';
 
@@ -27,6 +28,8 @@ export interface ControllerDeps {
   replay: ReplayPort;
   data: DataAccess;
   now: () => Date;
+  /** Free-text criteria through the model judge; without it they stay inconclusive. */
+  freeTextJudge?: FreeTextJudge;
 }
 
 const digestOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
@@ -125,7 +128,7 @@ export class FocusController {
   async replayCases(candidate: FocusCandidate, droppedControls: readonly string[], overlay: ReadonlyMap<string, string> | null): Promise<JudgedReplay[]> {
     const requests = replayRequests(candidate, droppedControls);
     const results = await this.deps.replay.replay(requests, overlay);
-    return judgeReplays(requests, results, candidate.criteria);
+    return judgeReplays(requests, results, candidate.criteria, this.deps.freeTextJudge);
   }
 
   /** Every Focus with its checkpoints, newest first. */

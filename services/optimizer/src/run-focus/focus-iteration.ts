@@ -5,7 +5,7 @@ import { candidateGate, type GateResult } from '../focus/candidate-gate';
 import { attemptsStartedToday, FOCUS_LIMITS, shouldRetire, type AttemptRecord } from '../focus/focus-outcome';
 import { appendCheckpoint, checkpointsOf, focusesWith, moveFocus, releaseLease, takeLease, type Checkpoint, type FocusRow } from '../persistence/focus-store';
 import { setSignalState } from '../persistence/signal-store';
-import type { CandidateProposer } from '../propose-candidate/builtin-proposer';
+import type { CandidateProposer, TriedCandidate } from '../propose-candidate/builtin-proposer';
 import { currentSources, FocusController, type ControllerDeps, type StepResult } from './focus-controller';
 import type { CandidateWriter } from './ports';
 import { ledFamilies, type JudgedReplay } from './replay-judging';
@@ -36,6 +36,20 @@ const LEASE = 'optimizer-iterate';
 const LEASE_TTL_MS = 30 * 60_000;
 
 const latest = <P>(cps: readonly Checkpoint[], kind: Checkpoint['kind'], attempt: number): Checkpoint<P> | undefined => cps.filter((c) => c.kind === kind && c.attempt === attempt).at(-1) as Checkpoint<P> | undefined;
+
+/** Every candidate this Focus replayed, with its blocking status per target and its review. */
+function triedCandidates(cps: readonly Checkpoint[], blockingCriterionId: string): TriedCandidate[] {
+  return cps
+    .filter((c) => c.kind === 'challenger')
+    .flatMap((c) => {
+      const diff = cps.find((p) => p.kind === 'proposal' && p.attempt === c.attempt && (p.payload as ProposalPayload).digest === c.candidateDigest)?.payload as ProposalPayload | undefined;
+      if (!diff?.diff) return [];
+      const cases = (c.payload as { cases: JudgedReplay[] }).cases.filter((x) => x.role === 'target');
+      const perCase = Object.fromEntries(cases.map((x) => [x.caseId, x.judgement.results.find((r) => r.criterionId === blockingCriterionId)?.status ?? 'inconclusive']));
+      const review = cps.find((r) => r.kind === 'attempt_review' && r.attempt === c.attempt)?.payload as { feedback?: string } | undefined;
+      return [{ diff: diff.diff, perCase, feedback: review?.feedback ?? '' }];
+    });
+}
 
 export class FocusIteration {
   private readonly controller: FocusController;
@@ -182,7 +196,7 @@ export class FocusIteration {
     for (let round = 0; round < 2; round += 1) {
       let raw: unknown[];
       try {
-        raw = await this.deps.proposer.propose({ wantedFamily, ledFamilies: ledFamilies(cases, blockingCriterionId), manifest: this.deps.data.manifest, read: this.deps.data.read, tried, limit: 8 });
+        raw = await this.deps.proposer.propose({ wantedFamily, ledFamilies: ledFamilies(cases, blockingCriterionId), manifest: this.deps.data.manifest, read: this.deps.data.read, tried, limit: 8, history: triedCandidates(cps, blockingCriterionId) });
       } catch (error) {
         rejected.push({ code: 'CANDIDATE.INVALID', detail: `the proposer failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300) });
         continue;

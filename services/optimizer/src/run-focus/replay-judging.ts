@@ -1,4 +1,5 @@
 import { judgeCase, leadingFamilyOf, type Criterion } from '../judge-criteria/criterion-judge';
+import { judgeCaseWithModel, type FreeTextJudge } from '../judge-criteria/model-criterion-judge';
 import type { ReplayedCase } from '../focus/baseline';
 import type { FocusCandidate } from '../select-focus/focus-selector';
 import type { ReplayRequest, ReplayResult } from './ports';
@@ -21,16 +22,22 @@ export function replayRequests(candidate: Pick<FocusCandidate, 'targets' | 'cont
  * Judges each replay on the Focus criteria (the criterion judge sees the answer only; execution
  * state is applied after it). A case the replay did not return counts as not executed.
  */
-export function judgeReplays(requests: readonly ReplayRequest[], results: readonly ReplayResult[], criteria: readonly Criterion[]): JudgedReplay[] {
+export async function judgeReplays(requests: readonly ReplayRequest[], results: readonly ReplayResult[], criteria: readonly Criterion[], freeText?: FreeTextJudge): Promise<JudgedReplay[]> {
   const byId = new Map(results.map((r) => [r.caseId, r]));
-  return requests.map((req) => {
-    const r = byId.get(req.caseId);
-    if (!r || r.answer === null) {
-      const failed = criteria.map((c) => ({ criterionId: c.id, status: 'inconclusive' as const, reason: `the replay did not execute: ${r?.error ?? 'no result'}` }));
-      return { caseId: req.caseId, role: req.role, executed: false, judgement: { caseId: req.caseId, results: failed }, leadingFamily: null, error: r?.error ?? 'no result' };
-    }
-    return { caseId: req.caseId, role: req.role, executed: r.execution.responseGeneration === 'complete', judgement: judgeCase(req.caseId, criteria, r.answer, r.execution), leadingFamily: leadingFamilyOf(r.answer.internalHandoffMarkdown), error: r.error };
-  });
+  const out: JudgedReplay[] = [];
+  for (const req of requests) {
+    out.push(await judgeOne(req, byId.get(req.caseId), criteria, freeText));
+  }
+  return out;
+}
+
+async function judgeOne(req: ReplayRequest, r: ReplayResult | undefined, criteria: readonly Criterion[], freeText?: FreeTextJudge): Promise<JudgedReplay> {
+  if (!r || r.answer === null) {
+    const failed = criteria.map((c) => ({ criterionId: c.id, status: 'inconclusive' as const, reason: `the replay did not execute: ${r?.error ?? 'no result'}` }));
+    return { caseId: req.caseId, role: req.role, executed: false, judgement: { caseId: req.caseId, results: failed }, leadingFamily: null, error: r?.error ?? 'no result' };
+  }
+  const judgement = freeText ? await judgeCaseWithModel(req.caseId, criteria, r.answer, r.execution, freeText) : judgeCase(req.caseId, criteria, r.answer, r.execution);
+  return { caseId: req.caseId, role: req.role, executed: r.execution.responseGeneration === 'complete', judgement, leadingFamily: leadingFamilyOf(r.answer.internalHandoffMarkdown), error: r.error };
 }
 
 /** Families the answers led with where the blocking criterion is a gap, most frequent first. */
