@@ -155,6 +155,12 @@ export class FocusIteration {
     }
     const checked = checkCandidate(diff, this.deps.data.manifest, this.deps.data.read);
     if (!checked.ok || !checked.files) return { outcome: 'candidate_plan_rejected', reason: checked.ok ? 'no files' : `${checked.code}: ${checked.detail}`, focusId: focus.focusId };
+    // One stage per plan: data of several owners (e.g. router rules and evidence templates) goes to a human.
+    const owners = new Set(diff.edits.map((e) => this.deps.data.manifest.files.find((f) => f.path === e.path)?.owner ?? e.path));
+    if (owners.size > 1) {
+      await this.deps.transact(({ manager: m }) => moveFocus(m, focus.focusId, 'active', 'human_handoff', this.deps.now()));
+      return { outcome: 'focus_human_handoff', reason: `the plan spans several stages (${[...owners].join('; ')})`, focusId: focus.focusId };
+    }
 
     // 3. Challenger on the same cases and cutoffs, with the candidate's files in place.
     let challenger = latest<{ cases: JudgedReplay[] }>(cps, 'challenger', attempt);

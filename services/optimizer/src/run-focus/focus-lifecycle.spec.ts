@@ -120,12 +120,37 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const controller = new FocusController(deps(replay));
     await controller.select();
     await controller.baseline();
+    // The process dies at the first transaction after the challenger was stored: the gate's.
+    let crash = true;
+    const dying: IterationDeps['transact'] = async (work) => {
+      const kinds = ((await ds.query(`SELECT "kind" FROM "optimizer"."checkpoints"`)) as { kind: string }[]).map((r) => r.kind);
+      if (crash && kinds.includes('challenger') && !kinds.includes('gate')) {
+        crash = false;
+        throw new Error('killed between challenger and gate');
+      }
+      return transact(work);
+    };
+    await expect(new FocusIteration({ ...deps(replay), transact: dying }).iterate('replica-a')).rejects.toThrow('killed');
+    const replaysBefore = replay.calls.length;
+    // The lease of the dead run expires; a restarted run resumes the attempt from its checkpoints.
+    await ds.query(`DELETE FROM "optimizer"."leases"`);
+    expect(await new FocusIteration(deps(replay)).iterate('replica-b')).toMatchObject({ outcome: 'candidate_enqueued' });
+    expect(replay.calls.length).toBe(replaysBefore);
+    expect(published).toHaveLength(1);
+    const kinds = (await checkpointsOf(ds.manager, (await focusesWith(ds.manager, 'active'))[0]?.focusId ?? '')).map((c) => c.kind);
+    expect(kinds.filter((k) => k === 'challenger')).toHaveLength(1);
+  }, 60000);
+
+  it('resumes after a crash while writing the commit, writing it once', async () => {
+    const replay = new ScriptedReplay();
+    const controller = new FocusController(deps(replay));
+    await controller.select();
+    await controller.baseline();
     let crash = true;
     const crashing: CandidateWriter = { write: async (c) => (crash ? ((crash = false), Promise.reject(new Error('killed'))) : writer.write(c)) };
     await expect(new FocusIteration({ ...deps(replay), writer: crashing }).iterate()).rejects.toThrow('killed');
-    const replaysBefore = replay.calls.length;
     expect(await new FocusIteration({ ...deps(replay), writer: crashing }).iterate()).toMatchObject({ outcome: 'candidate_enqueued' });
-    expect(replay.calls.length).toBe(replaysBefore);
+    expect(writes).toBe(1);
     expect(published).toHaveLength(1);
   }, 60000);
 
@@ -153,6 +178,25 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const protectedPlan: CandidateProposer = { engine: 'protected', propose: async () => [{ edits: [{ path: 'libs/contracts/src/common.ts', pointer: '/x', value: 1, because: 'widen the contract' }] }] };
     expect(await new FocusIteration(deps(replay, protectedPlan)).iterate()).toMatchObject({ outcome: 'focus_human_handoff' });
     expect(await focusesWith(ds.manager, 'human_handoff')).toHaveLength(1);
+  }, 60000);
+
+  it('hands a plan that spans two stages to a human', async () => {
+    const base = localDataAccess();
+    const templates = 'services/evidence/data/templates.json';
+    const data = {
+      ...base,
+      manifest: { ...base.manifest, files: [...base.manifest.files, { path: templates, owner: 'evidence: query templates', maxBytes: 4096, tunables: [{ kind: 'number' as const, pointer: '/limit', min: 1, max: 20, step: 1, about: 'rows' }] }] },
+      read: (path: string) => (path === templates ? '{"limit": 5}\n' : base.read(path)),
+    };
+    const replay = new ScriptedReplay();
+    await new FocusController({ ...deps(replay), data }).select();
+    await new FocusController({ ...deps(replay), data }).baseline();
+    const twoStages: CandidateProposer = {
+      engine: 'two-stages',
+      propose: async () => [{ edits: [{ path: 'services/router/data/family-rules.json', pointer: '/deviationThreshold', value: 3, because: 'a' }, { path: templates, pointer: '/limit', value: 6, because: 'b' }] }],
+    };
+    expect(await new FocusIteration({ ...deps(replay, twoStages), data }).iterate()).toMatchObject({ outcome: 'focus_human_handoff', reason: expect.stringContaining('several stages') });
+    expect(replay.calls).toHaveLength(2);
   }, 60000);
 
   it('records a control the candidate regresses, without letting it block the gate', async () => {
