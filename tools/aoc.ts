@@ -12,7 +12,7 @@ const telemetry = startTelemetry({ serviceName: 'aoc-cli' });
 const USAGE = [
   'usage: aoc analyze <ticket.json> [--prometheus URL [--target-label LABEL]] [--providers FILE] [--mode read|write] [--ticket-dir DIR] [--cutoff ISO-8601] [--json]',
   '       aoc timeline backfill [--router URL] [--limit N<=500] [--ticket KEY ...]',
-  '       aoc optimize select|baseline|iterate|status|schedule [--database URL] [--state-dir DIR] [--cases DIR ...] [--recordings FILE ...] [--git DIR] [--json]',
+  '       aoc optimize select|baseline|iterate|status|schedule [--database URL] [--state-dir DIR] [--cases DIR ...] [--recordings FILE ...] [--from-deployment] [--git DIR] [--json]',
 ].join('\n');
 
 function option(args: string[], name: string): string | undefined {

@@ -20,8 +20,11 @@ export const OptimizeArgs = z
     recordings: z.array(z.string().min(1)).max(10).default([]),
     git: z.string().min(1).optional(),
     json: z.boolean().default(false),
+    /** Replay the deployment's own answer versions: frozen requests from the router, recordings from the executor. */
+    fromDeployment: z.boolean().default(false),
   })
-  .strict();
+  .strict()
+  .refine((a) => !a.fromDeployment || a.database !== undefined, { path: ['fromDeployment'], message: 'needs --database or DATABASE_URL (the deployment whose runs are replayed)' });
 export type OptimizeArgs = z.output<typeof OptimizeArgs>;
 
 function values(args: readonly string[], name: string): string[] {
@@ -38,9 +41,10 @@ export function parseOptimizeArgs(args: readonly string[], env: Record<string, s
     recordings: values(args, '--recordings'),
     git: values(args, '--git')[0] ?? env['AOC_OPTIMIZER_GIT_DIR'],
     json: args.includes('--json'),
+    fromDeployment: args.includes('--from-deployment'),
   });
   if (!parsed.success) {
-    const flag: Record<string, string> = { step: 'step (select|baseline|iterate|status|schedule)', database: '--database', stateDir: '--state-dir', cases: '--cases', recordings: '--recordings', git: '--git' };
+    const flag: Record<string, string> = { step: 'step (select|baseline|iterate|status|schedule)', database: '--database', stateDir: '--state-dir', cases: '--cases', recordings: '--recordings', git: '--git', fromDeployment: '--from-deployment' };
     throw new Error(parsed.error.issues.map((i) => `${flag[String(i.path[0])] ?? String(i.path[0])}: ${i.message}`).join('; '));
   }
   return parsed.data;
@@ -62,12 +66,28 @@ export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: st
   const { startEmbeddedPostgres } = await import('@aoc/persistence');
   const { InMemoryBroker } = await import('@aoc/bus');
   const { createOptimizerDefinition, ScheduleConfig, FocusController, FocusIteration, proposerFromEnv, freeTextJudgeFromEnv, localDataAccess } = await import('@aoc/service-optimizer');
-  const { startPlatform, childReplayPort, gitCandidateWriter, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
+  const { startPlatform, childReplayPort, gitCandidateWriter, freezeDeploymentCases, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
   const embedded = args.database ? null : await startEmbeddedPostgres({ dataDir: args.stateDir });
   const brokers = process.env['KAFKA_BROKERS'];
   const caseDirs = args.cases.length > 0 ? args.cases : [join(__dirname, '..', 'services', 'router', 'examples', 'tickets'), OPTIMIZER_DEMO_TICKETS];
+  let ticketFiles = frozenCases(caseDirs);
+  let recordings = args.recordings.length > 0 ? args.recordings : [OPTIMIZER_DEMO_RECORDINGS];
+  if (args.fromDeployment && args.database) {
+    const { createServiceDataSource } = await import('@aoc/persistence');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const ds = createServiceDataSource({ url: args.database, schema: 'public', poolSize: 1 });
+    await ds.initialize();
+    try {
+      const frozen = await freezeDeploymentCases(ds, mkdtempSync(join(tmpdir(), 'aoc-frozen-')));
+      ticketFiles = new Map([...ticketFiles, ...frozen.caseFiles]);
+      recordings = [...recordings, frozen.recordingsFile];
+    } finally {
+      await ds.destroy();
+    }
+  }
   const ports = {
-    replay: childReplayPort({ ticketFiles: frozenCases(caseDirs), recordings: args.recordings.length > 0 ? args.recordings : [OPTIMIZER_DEMO_RECORDINGS] }),
+    replay: childReplayPort({ ticketFiles, recordings }),
     data: localDataAccess(),
     now: () => new Date(),
     proposer: proposerFromEnv(),

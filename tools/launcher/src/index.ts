@@ -5,3 +5,4 @@ export * from './examples/example-series';
 export * from './optimizer/optimize-demo';
 export { childReplayPort } from './optimizer/child-replay';
 export { gitCandidateWriter } from './optimizer/git-writer';
+export { freezeDeploymentCases } from './optimizer/deployment-cases';

@@ -10,7 +10,7 @@ const REGISTER = join(__dirname, '..', '..', '..', 'register.js');
 const WORKER = join(__dirname, 'replay-worker.ts');
 
 export interface ChildReplayOptions {
-  /** Frozen cases by ticket key: the ticket file holding the ticket as it was at its cutoff. */
+  /** Frozen cases by run id (a deployment's answer versions) or by ticket key (bundled files): the ticket as it was at its cutoff. */
   ticketFiles: ReadonlyMap<string, string>;
   /** Recordings besides the bundled ones. */
   recordings?: readonly string[];
@@ -28,9 +28,10 @@ export interface ChildReplayOptions {
 export function childReplayPort(options: ChildReplayOptions): ReplayPort {
   return {
     async replay(cases: readonly ReplayRequest[], overlay: ReadonlyMap<string, string> | null): Promise<ReplayResult[]> {
-      const known = cases.filter((c) => options.ticketFiles.has(c.ticketKey));
+      const fileOf = (c: ReplayRequest) => options.ticketFiles.get(c.runId) ?? options.ticketFiles.get(c.ticketKey);
+      const known = cases.filter((c) => fileOf(c) !== undefined);
       const missing: ReplayResult[] = cases
-        .filter((c) => !options.ticketFiles.has(c.ticketKey))
+        .filter((c) => fileOf(c) === undefined)
         .map((c) => ({ caseId: c.caseId, answer: null, execution: { responseGeneration: 'failed', providerCapability: 'unverified' }, error: `no frozen ticket for ${c.ticketKey}` }));
       if (known.length === 0) return missing;
       const dir = mkdtempSync(join(tmpdir(), 'aoc-replay-'));
@@ -40,7 +41,7 @@ export function childReplayPort(options: ChildReplayOptions): ReplayPort {
           mkdirSync(dirname(join(overlayDir, path)), { recursive: true });
           writeFileSync(join(overlayDir, path), text);
         }
-        const input: WorkerInput = { cases: known.map((c) => ({ caseId: c.caseId, ticketFile: options.ticketFiles.get(c.ticketKey) ?? '', cutoff: c.cutoff })), recordings: [...(options.recordings ?? [])], timeoutMs: options.timeoutMs ?? 90_000, concurrency: options.concurrency ?? 4 };
+        const input: WorkerInput = { cases: known.map((c) => ({ caseId: c.caseId, ticketFile: fileOf(c) ?? '', cutoff: c.cutoff })), recordings: [...(options.recordings ?? [])], timeoutMs: options.timeoutMs ?? 90_000, concurrency: options.concurrency ?? 4 };
         writeFileSync(join(dir, 'in.json'), JSON.stringify(input));
         const env = { ...process.env, [VERSIONED_DATA_DIR_ENV]: overlay && overlay.size > 0 ? overlayDir : '' };
         await new Promise<void>((resolve, reject) => {
