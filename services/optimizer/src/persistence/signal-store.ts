@@ -48,14 +48,20 @@ export async function saveAnswerVersion(m: EntityManager, v: AnswerVersionRow): 
   );
 }
 
-/** The verdict of an answer version, from its latest evaluation revision (older revisions change nothing). */
+/** The verdict of an answer version, from its latest evaluation revision (older revisions change nothing); kept whether or not the version is known yet. */
 export async function saveVerdict(m: EntityManager, runId: string, verdict: string, revision: number, aiGapCount: number): Promise<void> {
-  await m.query(`UPDATE "optimizer"."answer_versions" SET "verdict" = $2, "verdict_revision" = $3, "ai_gap_count" = $4 WHERE "run_id" = $1 AND "verdict_revision" < $3`, [runId, verdict, revision, aiGapCount]);
+  await m.query(
+    `INSERT INTO "optimizer"."verdicts" ("run_id", "verdict", "revision", "ai_gap_count") VALUES ($1, $2, $3, $4)
+     ON CONFLICT ("run_id") DO UPDATE SET "verdict" = excluded."verdict", "revision" = excluded."revision", "ai_gap_count" = excluded."ai_gap_count" WHERE "verdicts"."revision" < excluded."revision"`,
+    [runId, verdict, revision, aiGapCount],
+  );
 }
 
 /** Every judged answer version, the selector's control candidates among them. */
 export async function judgedVersions(m: EntityManager): Promise<AnswerVersionRow[]> {
-  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."answer_versions" WHERE "verdict" IS NOT NULL ORDER BY "ticket_key", "published_at"`);
+  const rows: Record<string, unknown>[] = await m.query(
+    `SELECT a.*, v."verdict", v."ai_gap_count" FROM "optimizer"."answer_versions" a JOIN "optimizer"."verdicts" v ON v."run_id" = a."run_id" ORDER BY a."ticket_key", a."published_at"`,
+  );
   return rows.map(toVersion);
 }
 

@@ -57,7 +57,7 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
 
   /** Three answered, judged tickets whose customers confirmed lock waits while the answers blamed CPU. */
   async function seed(): Promise<void> {
-    await ds.query(`TRUNCATE "optimizer"."checkpoints", "optimizer"."focuses", "optimizer"."focus_rejections", "optimizer"."signal_refs", "optimizer"."ticket_timelines", "optimizer"."answer_versions", "optimizer"."leases"`);
+    await ds.query(`TRUNCATE "optimizer"."checkpoints", "optimizer"."focuses", "optimizer"."focus_rejections", "optimizer"."signal_refs", "optimizer"."ticket_timelines", "optimizer"."answer_versions", "optimizer"."leases", "optimizer"."verdicts"`);
     const handler = new CollectSignalsHandler();
     for (const [i, ticketKey] of TICKETS.entries()) {
       const runId = `run-20261201-0000000${i}-001`;
@@ -202,9 +202,10 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
   it('records a control the candidate regresses, without letting it block the gate', async () => {
     const handler = new CollectSignalsHandler();
     const runId = 'run-20261201-00000009-001';
+    // The verdict arrives before the answer version it judges: it is kept for control selection.
+    await handler.onJudged({ evaluationId: 'ev-c', revision: 1, supersedesEvaluationId: null, runId, ticketKey: 'SUP-9104', answerFingerprint: FP, judgedAt: '2026-11-30T12:00:00.000Z', judgeEngine: 'rubric-judge-v3', verdict: 'equivalent', abstentionCode: null, verdictReason: 'r', qualityScore: 1, aiGaps: [], keyDifferences: [], aiStrengths: [], internalHandoffGaps: [], targetHumanCommentIds: [], referenceComments: [], humanAnswerMarkdown: null } as EvaluationJudgedV1, ctx());
     await handler.onPublished({ runId, ticketKey: 'SUP-9104', mode: 'read', trigger: 'initial', publishedAt: '2026-11-30T10:05:00.000Z', cutoff: '2026-11-30T10:00:00.000Z', customerReplyMarkdown: 'x', internalHandoffMarkdown: answerFor('locks').internalHandoffMarkdown, decision: 'human_required', answerFingerprint: FP, clarificationSimulation: { required: false, requestedContext: [] } } as unknown as RunPublishedV1, ctx());
     await handler.onTimeline({ ticketKey: 'SUP-9104', observedAt: '2026-11-30T12:00:00.000Z', revision: 1, comments: [] }, ctx());
-    await handler.onJudged({ evaluationId: 'ev-c', revision: 1, supersedesEvaluationId: null, runId, ticketKey: 'SUP-9104', answerFingerprint: FP, judgedAt: '2026-11-30T12:00:00.000Z', judgeEngine: 'rubric-judge-v3', verdict: 'equivalent', abstentionCode: null, verdictReason: 'r', qualityScore: 1, aiGaps: [], keyDifferences: [], aiStrengths: [], internalHandoffGaps: [], targetHumanCommentIds: [], referenceComments: [], humanAnswerMarkdown: null } as EvaluationJudgedV1, ctx());
     const replay = new ScriptedReplay();
     replay.failControlsWith = 'regress';
     const controller = new FocusController(deps(replay));
