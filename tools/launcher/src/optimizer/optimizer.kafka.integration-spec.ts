@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OptimizerCandidateEnqueuedV1, Topics } from '@aoc/contracts';
+import { builtinProposer, FocusController, FocusIteration, localDataAccess, type Transact } from '@aoc/service-optimizer';
+import { loadRecordings } from '@aoc/service-provider-executor';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { startPlatform, type Platform } from '../embedded-platform';
+import { OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } from '../examples/example-series';
+import { loadExample, runExample } from '../run-example';
+import { childReplayPort } from './child-replay';
+
+const brokers = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:19092').split(',');
+const admin = { username: 'aoc-admin', password: process.env['AOC_KAFKA_ADMIN_PASSWORD'] ?? 'admin-local-secret' };
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * The optimizer on real parts: every role on real Kafka (each with its own principal and ACLs)
+ * and real Postgres. Judged demo tickets reach the optimizer over the broker, it selects, baselines
+ * and iterates, and the accepted candidate arrives on `optimizer.candidate-enqueued` through the
+ * optimizer's own principal.
+ */
+describe('optimizer on Kafka and Postgres', () => {
+  let platform: Platform;
+  let consumer: Consumer;
+  let dir: string;
+  const seen: OptimizerCandidateEnqueuedV1[] = [];
+  // Keys of their own: the shared test database holds other runs of the demo tickets.
+  const base = (Date.now() % 100_000) * 10;
+
+  beforeAll(async () => {
+    const databaseUrl = process.env['DATABASE_URL'];
+    if (!databaseUrl) throw new Error('DATABASE_URL is required');
+    platform = await startPlatform({
+      databaseUrl,
+      transport: { kind: 'kafka', brokers },
+      kafkaPasswordOf: (role) => process.env[`AOC_KAFKA_PASSWORD_${role.toUpperCase().replace(/-/g, '_')}`],
+      executor: { mode: 'replay', recordings: [...loadRecordings(), ...loadRecordings(OPTIMIZER_DEMO_RECORDINGS)], prometheusTargets: [] },
+      logLevel: 'error',
+    });
+    // Focuses and signals of earlier runs on this shared database would compete with this one.
+    await platform.dataSource.query(`TRUNCATE "optimizer"."checkpoints", "optimizer"."focuses", "optimizer"."focus_rejections", "optimizer"."signal_refs", "optimizer"."leases"`);
+    const kafka = new Kafka({ clientId: 'aoc-optimizer-test', brokers, sasl: { mechanism: 'plain', ...admin }, logLevel: logLevel.NOTHING });
+    consumer = kafka.consumer({ groupId: `aoc.test-reader.${randomUUID()}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: Topics.optimizerCandidateEnqueued.name, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(OptimizerCandidateEnqueuedV1.parse((JSON.parse(message.value?.toString('utf8') ?? '{}') as { payload: unknown }).payload)) });
+    dir = mkdtempSync(join(tmpdir(), 'aoc-opt-kafka-'));
+  }, 120000);
+
+  afterAll(async () => {
+    await consumer?.disconnect();
+    await platform?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('turns judged answers into an accepted candidate on the topic, through the optimizer principal', async () => {
+    const files = new Map<string, string>();
+    for (const [i, f] of readdirSync(OPTIMIZER_DEMO_TICKETS).filter((x) => x.endsWith('.json')).sort().entries()) {
+      const raw = JSON.parse(readFileSync(join(OPTIMIZER_DEMO_TICKETS, f), 'utf8')) as { ticket: { key: string } };
+      raw.ticket.key = `OPTK-${base + i + 1}`;
+      const file = join(dir, f);
+      writeFileSync(file, JSON.stringify(raw));
+      files.set(raw.ticket.key, file);
+    }
+    for (const file of files.values()) {
+      const { summary } = await runExample(platform, loadExample(file), 90000);
+      expect(summary.verdict).toBe('human_better');
+    }
+    const keys = [...files.keys()];
+    await until('signals of the three tickets', () => platform.dataSource.query(`SELECT DISTINCT "ticket_key" FROM "optimizer"."signal_refs" WHERE "ticket_key" = ANY($1)`, [keys]) as Promise<unknown[]>, (rows) => rows.length === 3);
+    const optimizer = platform.roles.get('optimizer');
+    if (!optimizer) throw new Error('no optimizer role');
+    const deps = {
+      transact: ((work) => optimizer.runtime.bus.transaction(work)) as Transact,
+      replay: childReplayPort({ ticketFiles: files, recordings: [OPTIMIZER_DEMO_RECORDINGS] }),
+      data: localDataAccess(),
+      now: () => new Date(),
+      proposer: builtinProposer,
+      writer: { write: () => Promise.resolve(null) },
+      timeZone: 'Asia/Shanghai',
+    };
+    const controller = new FocusController(deps);
+    const selected = await controller.select();
+    expect(selected.candidate?.targets.map((t) => t.ticketKey).sort()).toEqual(keys);
+    expect(await controller.baseline()).toMatchObject({ outcome: 'focus_created' });
+    const result = await new FocusIteration(deps).iterate();
+    expect(result.outcome).toBe('candidate_enqueued');
+    const candidate = await until('the candidate on Kafka', async () => seen.find((c) => c.focusId === result.focusId), (c) => c !== undefined);
+    expect(candidate?.gate.rows.filter((r) => r.blocking).map((r) => r.transition)).toEqual(['fixed', 'fixed', 'fixed']);
+    expect(candidate?.evidenceRefs).toHaveLength(3);
+  }, 240000);
+});
