@@ -9,6 +9,8 @@ export const FOCUS_OUTCOMES = [
   'focus_candidate_rejected',
   'focus_candidate_source_changed',
   'focus_created',
+  'focus_dependency_created',
+  'focus_dependency_resolved',
   'focus_case_blocked',
   'focus_human_handoff',
   'daily_attempt_limit_reached',
@@ -19,6 +21,7 @@ export const FOCUS_OUTCOMES = [
   'evaluation_inconclusive',
   'candidate_plan_rejected',
   'candidate_rejected',
+  'awaiting_authorization',
   'candidate_enqueued',
   'run_in_progress',
 ] as const;
@@ -49,6 +52,9 @@ export const OUTCOME_MEANING: Readonly<Record<FocusOutcome, OutcomeMeaning>> = {
   focus_candidate_rejected: { consumption: 'none', holdsActiveSlot: false, meaning: 'a grouping was proposed but the fresh baseline did not confirm the gap on two targets; the same grouping is not proposed again' },
   focus_candidate_source_changed: { consumption: 'changed_suppressed_unchanged_released', holdsActiveSlot: false, meaning: 'a ticket or reference comment changed after selection; no Focus is created' },
   focus_created: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the baseline confirmed the gap; the Focus and its first checkpoints exist' },
+  // Dependency Focuses are part of the vocabulary; this build does not create them yet.
+  focus_dependency_created: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'an earlier shared break point passed the dependency gate: a dependency Focus is active and its parent blocked (not produced by this build)' },
+  focus_dependency_resolved: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the dependency Focus closed; its parent is active again and gets a fresh baseline first (not produced by this build)' },
   focus_case_blocked: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'one target is excluded on this base; at least two unblocked targets remain' },
   focus_human_handoff: { consumption: 'consumed', holdsActiveSlot: false, meaning: 'a protected path, a plan across stages or too few unblocked targets: a human takes over; the slot is freed' },
   daily_attempt_limit_reached: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'three attempts already started today; the Focus continues tomorrow' },
@@ -59,7 +65,8 @@ export const OUTCOME_MEANING: Readonly<Record<FocusOutcome, OutcomeMeaning>> = {
   evaluation_inconclusive: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the targets could not be judged; nothing is decided' },
   candidate_plan_rejected: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the proposal was invalid twice (after one re-plan); the Focus stays active without a candidate' },
   candidate_rejected: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the candidate did not meet the blocking criterion on the targets' },
-  candidate_enqueued: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the gate accepted the candidate: it is on optimizer.candidate-enqueued and committed on a branch, never merged' },
+  awaiting_authorization: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'a protected-path escalation waits for an exact authorization; no new attempt starts (this build hands protected paths to a human instead)' },
+  candidate_enqueued: { consumption: 'consumed', holdsActiveSlot: true, meaning: 'the gate accepted the candidate: it is on optimizer.candidate-enqueued and committed on a branch (the seed\'s draft_pr_created), never merged' },
   run_in_progress: { consumption: 'none', holdsActiveSlot: true, meaning: 'another optimizer run holds the lease; this one did nothing' },
 };
 
