@@ -81,6 +81,15 @@ describe('collect signals (embedded Postgres)', () => {
     expect(all.find((s) => s.kind === 'explicit_feedback')?.source.referenceComments).toEqual([{ id: 'c-3', bodyDigest: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
   }, 60000);
 
+  it('fills the conversation digest of a ref judged before its ticket\'s first timeline arrived', async () => {
+    const run = { ...published, runId: 'run-20261120-aaaaaaaa-002', ticketKey: 'SUP-7002' } as RunPublishedV1;
+    await handler.onPublished(run, ctx());
+    await handler.onJudged({ ...evaluation, evaluationId: 'ev-9', runId: run.runId, ticketKey: 'SUP-7002' }, ctx());
+    expect((await signals(ds.manager, { ticketKey: 'SUP-7002' }))[0].source.ticketDigest).toBe('unknown');
+    await handler.onTimeline({ ...timeline(1, [customer]), ticketKey: 'SUP-7002' }, ctx());
+    expect((await signals(ds.manager, { ticketKey: 'SUP-7002' }))[0].source.ticketDigest).toMatch(/^[0-9a-f]{64}$/);
+  }, 60000);
+
   it('ignores an older timeline revision, and an edited /ao keeps its ref with the new reason', async () => {
     const before = await signals(ds.manager, { ticketKey: 'SUP-7001' });
     await handler.onTimeline(timeline(1, [customer]), ctx());

@@ -4,7 +4,7 @@ import { bindFeedback } from '@aoc/feedback';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { leadingFamilyOf } from '../judge-criteria/criterion-judge';
-import { answerVersionsOf, saveAnswerVersion, saveBindings, saveTimeline, saveVerdict, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
+import { answerVersionsOf, fillUnknownDigests, saveAnswerVersion, saveBindings, saveTimeline, saveVerdict, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
 import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtimeSignals, type SignalSource } from './signal-refs';
 
 /**
@@ -57,6 +57,8 @@ export class CollectSignalsHandler {
   /** Binds the timeline's /ao to the known answer versions and derives their feedback signals. */
   private async rebind(m: EntityManager, timeline: TimelineRow, now: Date): Promise<void> {
     const versions = await answerVersionsOf(m, timeline.ticketKey);
+    // Refs derived before this ticket's first timeline get the conversation digest now.
+    for (const v of versions) await fillUnknownDigests(m, timeline.ticketKey, v.runId, this.source(v.runId, v.answerFingerprint, v, timeline, []).ticketDigest);
     const { bindings } = bindFeedback(timeline.bindings, timeline.comments, versions);
     await saveBindings(m, timeline.ticketKey, bindings);
     for (const v of versions) {

@@ -149,3 +149,11 @@ export async function setSignalState(m: EntityManager, refs: readonly string[], 
   if (refs.length === 0) return;
   await m.query(`UPDATE "optimizer"."signal_refs" SET "state" = $2, "focus_id" = $3 WHERE "ref" = ANY($1)`, [refs, state, state === 'open' ? null : focusId]);
 }
+
+/** Fills the conversation digest of refs derived before any timeline of their ticket was seen. */
+export async function fillUnknownDigests(m: EntityManager, ticketKey: string, runId: string, ticketDigest: string): Promise<void> {
+  await m.query(
+    `UPDATE "optimizer"."signal_refs" SET "source" = jsonb_set("source", '{ticketDigest}', to_jsonb($3::text)) WHERE "ticket_key" = $1 AND "source"->>'runId' = $2 AND "source"->>'ticketDigest' = 'unknown'`,
+    [ticketKey, runId, ticketDigest],
+  );
+}
