@@ -7,7 +7,7 @@ import { jsonSchemas, payloadSchemaFileName } from './topic-reference';
 import { dlqTopicOf } from './envelope';
 
 /** The topic table of DESIGN.md section 3 ("external" consumers are not roles and are left out). */
-const DESIGN_TOPICS: { baseName: string; producers: Role[]; consumers: Role[] }[] = [
+const DESIGN_TOPICS: { baseName: string; producers: Role[]; consumers: Role[]; version?: number }[] = [
   { baseName: 'ticket.analysis-requested', producers: ['router', 'optimizer'], consumers: ['router', 'judge'] },
   { baseName: 'scenario.selected', producers: ['router'], consumers: ['router'] },
   { baseName: 'evidence.requested', producers: ['router'], consumers: ['evidence'] },
@@ -18,7 +18,8 @@ const DESIGN_TOPICS: { baseName: string; producers: Role[]; consumers: Role[] }[
   { baseName: 'run.execution-recorded', producers: ['router'], consumers: ['reporter', 'optimizer'] },
   { baseName: 'ticket.timeline-updated', producers: ['router'], consumers: ['judge', 'reporter', 'optimizer'] },
   { baseName: 'evaluation.judged', producers: ['judge'], consumers: ['reporter', 'optimizer'] },
-  { baseName: 'optimizer.candidate-enqueued', producers: ['optimizer'], consumers: [] },
+  // v2: versioned-data edits with gate rows and refs; v1 was declared, never produced, and retired.
+  { baseName: 'optimizer.candidate-enqueued', producers: ['optimizer'], consumers: [], version: 2 },
   // Generality (issue 9): provider inventories for target resolution, and the discovery bootstrap.
   { baseName: 'provider.inventory-listed', producers: ['provider-executor'], consumers: ['router'] },
   { baseName: 'evidence.catalog-requested', producers: ['evidence'], consumers: ['provider-executor'] },
@@ -37,15 +38,15 @@ describe('topic registry', () => {
     expect(TOPIC_PREFIX).toBe('aoc.');
   });
 
-  describe.each(DESIGN_TOPICS)('DESIGN topic $baseName', ({ baseName, producers, consumers }) => {
-    const name = `aoc.${baseName}.v1`;
+  describe.each(DESIGN_TOPICS)('DESIGN topic $baseName', ({ baseName, producers, consumers, version = 1 }) => {
+    const name = `aoc.${baseName}.v${version}`;
 
     it(`is registered as ${name}`, () => {
       const topic = findTopic(name);
       expect(topic).toBeDefined();
       expect(topic?.name).toBe(name);
       expect(topic?.baseName).toBe(baseName);
-      expect(topic?.version).toBe(1);
+      expect(topic?.version).toBe(version);
       expect(topic?.name).toMatch(VERSIONED_NAME);
     });
 

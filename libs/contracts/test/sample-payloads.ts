@@ -18,7 +18,7 @@ import {
   type EvidenceCatalogRequestedV1,
   type ProviderInventoryListedV1,
   type EvidenceRequestedV1,
-  type OptimizerCandidateEnqueuedV1,
+  type OptimizerCandidateEnqueuedV2,
   type RunExecutionRecordedV1,
   type RunPublishedV1,
   type ScenarioSelectedV1,
@@ -304,7 +304,7 @@ const evaluationJudged: EvaluationJudgedV1 = {
   humanAnswerMarkdown: 'The batch job caused write stalls; we throttled it.',
 };
 
-const optimizerCandidateEnqueued: OptimizerCandidateEnqueuedV1 = {
+const optimizerCandidateEnqueued: OptimizerCandidateEnqueuedV2 = {
   candidateId: 'cand:0123456789abcdef0123456789abcdef',
   focusId: 'focus-0123456789ab',
   attempt: 1,

@@ -1,4 +1,4 @@
-import type { OptimizerCandidateEnqueuedV1 } from '@aoc/contracts';
+import type { OptimizerCandidateEnqueuedV2 } from '@aoc/contracts';
 import { MAX_GATE_ROWS } from '@aoc/contracts';
 import type { CandidateDiff } from '@aoc/versioned-data';
 import type { GateResult } from '../focus/candidate-gate';
@@ -58,7 +58,7 @@ export function candidateMessage(candidate: FocusCandidate, diff: CandidateDiff,
   ].join('\n');
 }
 
-export function enqueuedPayload(p: { focus: FocusRow; attempt: number; base: string; digest: string; diff: CandidateDiff; gate: GateResult; proposer: string; unified: string; commit: { branch: string; sha: string } | null; at: Date }): OptimizerCandidateEnqueuedV1 {
+export function enqueuedPayload(p: { focus: FocusRow; attempt: number; base: string; digest: string; diff: CandidateDiff; gate: GateResult; proposer: string; unified: string; commit: { branch: string; sha: string } | null; at: Date }): OptimizerCandidateEnqueuedV2 {
   const c = p.focus.candidate;
   return {
     candidateId: p.digest,

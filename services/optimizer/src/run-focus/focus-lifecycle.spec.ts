@@ -1,5 +1,5 @@
 import type { HandlerContext, UnitOfWork } from '@aoc/bus';
-import { OptimizerCandidateEnqueuedV1, type EvaluationJudgedV1, type RunPublishedV1, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
+import { OptimizerCandidateEnqueuedV2, type EvaluationJudgedV1, type RunPublishedV1, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
 import type { DataSource } from 'typeorm';
 import { CollectSignalsHandler } from '../collect-signals/collect-signals.handler';
 import { startOptimizerDb } from '../../test/optimizer-db';
@@ -96,7 +96,7 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     expect(first).toMatchObject({ outcome: 'candidate_enqueued' });
     expect(writes).toBe(1);
     const [msg] = published;
-    const payload = OptimizerCandidateEnqueuedV1.parse(msg.payload);
+    const payload = OptimizerCandidateEnqueuedV2.parse(msg.payload);
     expect(payload.edits).toEqual([expect.objectContaining({ path: 'services/router/data/family-rules.json', pointer: '/drives/lock_waits' })]);
     expect(JSON.parse(payload.edits[0].valueJson)).toContain('cpu');
     expect(payload.gate.rows.filter((r) => r.blocking).map((r) => r.transition)).toEqual(['fixed', 'fixed', 'fixed']);
@@ -213,7 +213,7 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     expect(selected.candidate?.controls.map((c) => c.ticketKey)).toEqual(['SUP-9104']);
     await controller.baseline();
     expect(await new FocusIteration(deps(replay)).iterate()).toMatchObject({ outcome: 'candidate_enqueued' });
-    const payload = OptimizerCandidateEnqueuedV1.parse(published[0].payload);
+    const payload = OptimizerCandidateEnqueuedV2.parse(published[0].payload);
     expect(payload.gate.controlRegressions).toBe(1);
     expect(payload.gate.rows.find((r) => r.role === 'control' && r.blocking)).toMatchObject({ caseId: 'SUP-9104', baseline: 'met', challenger: 'gap', transition: 'regression' });
   }, 60000);

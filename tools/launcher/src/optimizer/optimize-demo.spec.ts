@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { OptimizerCandidateEnqueuedV1 } from '@aoc/contracts';
+import { OptimizerCandidateEnqueuedV2 } from '@aoc/contracts';
 import { runOptimizeDemo, type DemoReport } from './optimize-demo';
 
 /**
@@ -27,7 +27,7 @@ describe('optimizer demo (embedded, no network)', () => {
   it('creates a Focus on all three targets and enqueues a candidate that fixes each of them', () => {
     expect(report.steps.map((s) => s.outcome)).toEqual(expect.arrayContaining(['focus_candidate_selected', 'focus_created', 'candidate_enqueued']));
     expect(report.enqueued).toHaveLength(1);
-    const c = OptimizerCandidateEnqueuedV1.parse(report.enqueued[0]);
+    const c = OptimizerCandidateEnqueuedV2.parse(report.enqueued[0]);
     expect(c.edits.every((e) => e.path === 'services/router/data/family-rules.json')).toBe(true);
     expect(c.gate.rows.filter((r) => r.blocking && r.role === 'target').map((r) => r.transition)).toEqual(['fixed', 'fixed', 'fixed']);
     expect(c.gate.regressions).toBe(0);

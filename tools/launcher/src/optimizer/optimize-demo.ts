@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Topics, type OptimizerCandidateEnqueuedV1 } from '@aoc/contracts';
+import { Topics, type OptimizerCandidateEnqueuedV2 } from '@aoc/contracts';
 import { builtinProposer, FocusController, FocusIteration, localDataAccess, type StepResult, type Transact } from '@aoc/service-optimizer';
 import { loadRecordings } from '@aoc/service-provider-executor';
 import { loadManifest, MANIFEST_PATH, repoRoot } from '@aoc/versioned-data';
@@ -15,7 +15,7 @@ import { gitCandidateWriter } from './git-writer';
 export interface DemoReport {
   verdicts: { ticketKey: string; verdict: string | null; gaps: string[] }[];
   steps: (StepResult & { step: string })[];
-  enqueued: OptimizerCandidateEnqueuedV1[];
+  enqueued: OptimizerCandidateEnqueuedV2[];
   workingCopy: string;
 }
 
@@ -94,7 +94,7 @@ export async function runOptimizeDemo(options: { log?: (line: string) => void; m
     }
     // The outbox relay sends after commit; give it a moment to reach the in-process broker.
     for (let i = 0; i < 50 && (platform.broker?.messages(Topics.optimizerCandidateEnqueued.name) ?? []).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-    report.enqueued = (platform.broker?.messages(Topics.optimizerCandidateEnqueued.name) ?? []).map((m) => (JSON.parse(m.value.toString('utf8')) as { payload: OptimizerCandidateEnqueuedV1 }).payload);
+    report.enqueued = (platform.broker?.messages(Topics.optimizerCandidateEnqueued.name) ?? []).map((m) => (JSON.parse(m.value.toString('utf8')) as { payload: OptimizerCandidateEnqueuedV2 }).payload);
     return report;
   } finally {
     await platform.stop();

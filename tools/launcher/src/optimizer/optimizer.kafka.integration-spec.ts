@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OptimizerCandidateEnqueuedV1, Topics } from '@aoc/contracts';
+import { OptimizerCandidateEnqueuedV2, Topics } from '@aoc/contracts';
 import { builtinProposer, FocusController, FocusIteration, localDataAccess, type Transact } from '@aoc/service-optimizer';
 import { loadRecordings } from '@aoc/service-provider-executor';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
@@ -34,7 +34,7 @@ describe('optimizer on Kafka and Postgres', () => {
   let platform: Platform;
   let consumer: Consumer;
   let dir: string;
-  const seen: OptimizerCandidateEnqueuedV1[] = [];
+  const seen: OptimizerCandidateEnqueuedV2[] = [];
   // Keys of their own: the shared test database holds other runs of the demo tickets.
   const base = (Date.now() % 100_000) * 10;
 
@@ -54,7 +54,7 @@ describe('optimizer on Kafka and Postgres', () => {
     consumer = kafka.consumer({ groupId: `aoc.test-reader.${randomUUID()}` });
     await consumer.connect();
     await consumer.subscribe({ topic: Topics.optimizerCandidateEnqueued.name, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(OptimizerCandidateEnqueuedV1.parse((JSON.parse(message.value?.toString('utf8') ?? '{}') as { payload: unknown }).payload)) });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(OptimizerCandidateEnqueuedV2.parse((JSON.parse(message.value?.toString('utf8') ?? '{}') as { payload: unknown }).payload)) });
     dir = mkdtempSync(join(tmpdir(), 'aoc-opt-kafka-'));
   }, 120000);
 

@@ -8,8 +8,8 @@ export const MAX_GATE_ROWS = 200;
 
 const CriterionStatus = z.enum(['met', 'gap', 'inconclusive', 'not_applicable']);
 
-export const OptimizerCandidateEnqueuedKeyV1 = z.string().min(1).max(128);
-export const OptimizerCandidateEnqueuedV1 = z.object({
+export const OptimizerCandidateEnqueuedKeyV2 = z.string().min(1).max(128);
+export const OptimizerCandidateEnqueuedV2 = z.object({
   candidateId: z.string().min(1).max(128).describe('The candidate digest: the same edits are the same candidate'),
   focusId: z.string().min(1).max(128),
   attempt: z.number().int().min(1),
@@ -54,15 +54,17 @@ export const OptimizerCandidateEnqueuedV1 = z.object({
   evidenceRefs: z.array(z.string().min(1).max(64)).min(1).max(5).describe('The problem-signal refs of the targets'),
   commit: z.object({ branch: z.string().min(1).max(200), sha: z.string().regex(/^[0-9a-f]{40}$/) }).nullable().describe('The branch and commit written in the configured working copy; never merged'),
 });
-export type OptimizerCandidateEnqueuedV1 = z.infer<typeof OptimizerCandidateEnqueuedV1>;
+export type OptimizerCandidateEnqueuedV2 = z.infer<typeof OptimizerCandidateEnqueuedV2>;
 
 export const optimizerCandidateEnqueuedTopic = defineTopic({
   baseName: 'optimizer.candidate-enqueued',
-  version: 1,
+  // v2: a candidate is a set of versioned-data edits with its gate rows, refs and commit. v1
+  // (a playbook/prompt change with scores) was declared but never produced, and is retired.
+  version: 2,
   description: 'A candidate change to versioned data that passed its gate on replayed targets, with the gate table, the evidence refs and the commit it was written as.',
   keyField: 'candidateId',
-  key: OptimizerCandidateEnqueuedKeyV1,
-  value: OptimizerCandidateEnqueuedV1,
+  key: OptimizerCandidateEnqueuedKeyV2,
+  value: OptimizerCandidateEnqueuedV2,
   producers: ['optimizer'],
   consumers: [],
 });
