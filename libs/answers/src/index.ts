@@ -1,2 +1,3 @@
 export * from './answer-fingerprint';
 export * from './stored-fingerprint';
+export * from './leading-mechanism';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { familiesInText } from './families-in-text';
+import { familiesInText, firstFamilyInText } from './families-in-text';
 
 const familiesOf = (text: string): string[] => familiesInText(text).map((m) => m.family);
 
@@ -64,5 +64,13 @@ describe('familiesInText', () => {
         }
       }),
     );
+  });
+});
+
+describe('firstFamilyInText', () => {
+  it('takes the first mention, the more specific phrase where two start together', () => {
+    expect(firstFamilyInText('row lock waits went from 1.5 to 6')).toBe('lock_waits');
+    expect(firstFamilyInText('CPU rose, then lock waits')).toBe('cpu');
+    expect(firstFamilyInText('nothing measurable here')).toBeNull();
   });
 });

@@ -55,3 +55,12 @@ export function familiesInText(text: string): FamilyMention[] {
   // Array.prototype.sort is stable, so equal offsets keep ontology order.
   return mentions.sort((a, b) => a.index - b.index);
 }
+
+/**
+ * The family a text names first; where two start at the same place ("lock waits" is locks and
+ * lock_waits), the one with the longer phrase, the more specific. Null when it names none.
+ */
+export function firstFamilyInText(text: string): MetricFamilyId | null {
+  const [first] = familiesInText(text).sort((a, b) => a.index - b.index || b.words.join(' ').length - a.words.join(' ').length);
+  return first?.family ?? null;
+}

@@ -5,5 +5,5 @@ export type { MetricFamily } from './ontology';
 export { classifyMetric } from './classify';
 export type { MetricAggregation, MetricClassification } from './classify';
 export { sanitizeMetricName } from './sanitize';
-export { familiesInText } from './families-in-text';
+export { familiesInText, firstFamilyInText } from './families-in-text';
 export type { FamilyMention } from './families-in-text';

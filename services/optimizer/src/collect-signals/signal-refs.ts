@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EvaluationJudgedV1, RunExecutionRecordedV1 } from '@aoc/contracts';
 import type { FeedbackBinding } from '@aoc/feedback';
-import { familiesInText } from '@aoc/metric-ontology';
+import { firstFamilyInText } from '@aoc/metric-ontology';
 
 /**
  * Problem signals with stable refs. One signal per AI gap, per key difference, per explicit
@@ -55,10 +55,7 @@ export function qualitySignature(statement: string): string {
   // The side that was right: what the human (or the customer) said, not what the AI named.
   const marker = [...statement.matchAll(HUMAN_SIDE)].at(-1);
   const humanSide = marker?.index !== undefined ? statement.slice(marker.index + marker[0].length) : statement;
-  const mentions = familiesInText(humanSide).length > 0 ? familiesInText(humanSide) : familiesInText(statement);
-  // The first mention; at one position the longer, more specific phrase ("lock wait" over "lock").
-  const [first] = [...mentions].sort((a, b) => a.index - b.index || b.words.join(' ').length - a.words.join(' ').length);
-  return `quality:${first?.family ?? 'unclassified'}`;
+  return `quality:${firstFamilyInText(humanSide) ?? firstFamilyInText(statement) ?? 'unclassified'}`;
 }
 
 /** Runtime identity: stage, providers and the sorted failure codes. */

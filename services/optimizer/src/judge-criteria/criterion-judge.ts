@@ -1,5 +1,6 @@
+import { readLeadingMechanism } from '@aoc/answers';
 import type { Decision } from '@aoc/contracts';
-import { familiesInText, familyLabel, isMetricFamilyId, METRIC_FAMILIES } from '@aoc/metric-ontology';
+import { familiesInText, familyLabel, firstFamilyInText, isMetricFamilyId, METRIC_FAMILIES } from '@aoc/metric-ontology';
 import { z } from 'zod';
 
 /**
@@ -59,11 +60,11 @@ export interface CriterionResult {
 
 const lower = (s: string) => s.toLowerCase().replace(/\s+/g, ' ');
 
-/** The handoff's leading mechanism line (the router writes `**Leading mechanism (strength):** ...`). */
+/** The statement of the handoff's leading mechanism, or null when it names none. */
 export function leadingMechanism(handoff: string): string | null {
-  const m = /\*\*Leading mechanism \(([a-z]+)\):\*\*\s*(.+)/.exec(handoff);
-  if (!m || m[1] === 'undetermined' || /^none\b/i.test(m[2].trim())) return null;
-  return m[2].trim();
+  const line = readLeadingMechanism(handoff);
+  if (!line || line.strength === 'undetermined' || /^none\b/i.test(line.statement)) return null;
+  return line.statement;
 }
 
 /**
@@ -78,9 +79,7 @@ export function familiesCounting(family: string): string[] {
 /** The most specific ontology family of the leading mechanism (the first mention; at one position the longer phrase). */
 export function leadingFamilyOf(handoff: string): string | null {
   const line = leadingMechanism(handoff);
-  if (line === null) return null;
-  const [first] = [...familiesInText(line)].sort((a, b) => a.index - b.index || b.words.join(' ').length - a.words.join(' ').length);
-  return first?.family ?? null;
+  return line === null ? null : firstFamilyInText(line);
 }
 
 /** A number-tolerant phrase match: "2.5 s" matches "2.50 s"; words match case- and space-insensitively. */

@@ -1,3 +1,4 @@
+import { formatLeadingMechanism } from '@aoc/answers';
 import type { Decision, LocalCausalBriefV1, RunExecutionRecordedV1 } from '@aoc/contracts';
 import type { Targeting } from '../persistence/run.entity';
 import type { EvidenceRecord } from '../persistence/scenario-thread.entity';
@@ -137,7 +138,7 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
     diagnosis.observations.length > 0 ? `**Observations:**\n${list(diagnosis.observations)}` : '**Observations:** none materialised.',
     `**Not determined:**\n${list(diagnosis.undetermined)}`,
     `**Alternatives still open:**\n${list(diagnosis.alternatives)}`,
-    `**Leading mechanism (${diagnosis.primary?.brief.leadingMechanism.strength ?? 'undetermined'}):** ${diagnosis.primary?.brief.leadingMechanism.statement ?? 'none'}`,
+    formatLeadingMechanism(diagnosis.primary?.brief.leadingMechanism.strength ?? 'undetermined', diagnosis.primary?.brief.leadingMechanism.statement ?? 'none'),
     ...(diagnosis.primary?.brief.leadingMechanism.openLink ? [`**Open link:** ${diagnosis.primary.brief.leadingMechanism.openLink}`] : []),
     `**Gap owner:** ${diagnosis.confident ? 'none' : diagnosis.determined ? 'Support (confirm the open link)' : 'Support (evidence acquisition)'}.`,
     `**Next internal action:** ${diagnosis.primary?.brief.mitigationOrHandoff ?? 'review the ticket manually'}`,
