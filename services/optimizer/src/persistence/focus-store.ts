@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { FocusCandidate } from '../select-focus/focus-selector';
+import { isoValue, jsonValue } from './row-values';
 
 /**
  * Focuses, their append-only checkpoints and the rejected groupings. A checkpoint is bound to the
@@ -34,11 +35,9 @@ export interface Checkpoint<P = unknown> {
   createdAt: string;
 }
 
-const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
-const iso = (v: unknown) => new Date(v as string).toISOString();
 
 function toFocus(r: Record<string, unknown>): FocusRow {
-  return { focusId: String(r['focus_id']), focusDigest: String(r['focus_digest']), status: String(r['status']) as FocusStatus, signature: String(r['signature']), candidate: json<FocusCandidate>(r['candidate']), createdAt: iso(r['created_at']), updatedAt: iso(r['updated_at']) };
+  return { focusId: String(r['focus_id']), focusDigest: String(r['focus_digest']), status: String(r['status']) as FocusStatus, signature: String(r['signature']), candidate: jsonValue<FocusCandidate>(r['candidate']), createdAt: isoValue(r['created_at']), updatedAt: isoValue(r['updated_at']) };
 }
 
 /** Inserts the Focus once (same id: the existing row is returned). */
@@ -107,8 +106,8 @@ function toCheckpoint<P>(r: Record<string, unknown>): Checkpoint<P> {
     baseVersion: String(r['base_version']),
     attempt: Number(r['attempt']),
     candidateDigest: (r['candidate_digest'] as string | null) ?? null,
-    payload: json<P>(r['payload']),
-    createdAt: iso(r['created_at']),
+    payload: jsonValue<P>(r['payload']),
+    createdAt: isoValue(r['created_at']),
   };
 }
 

@@ -2,6 +2,7 @@ import type { TimelineCommentV1 } from '@aoc/contracts';
 import type { FeedbackBinding } from '@aoc/feedback';
 import type { EntityManager } from 'typeorm';
 import type { ProblemSignalRef, SignalSource } from '../collect-signals/signal-refs';
+import { isoOrNull, jsonValue } from './row-values';
 
 /**
  * The optimizer's one data-access layer for what it observes: answer versions, the latest
@@ -37,8 +38,6 @@ export interface StoredSignal extends ProblemSignalRef {
   focusId: string | null;
 }
 
-const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
-const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
 
 export async function saveAnswerVersion(m: EntityManager, v: AnswerVersionRow): Promise<void> {
   await m.query(
@@ -75,10 +74,10 @@ function toVersion(r: Record<string, unknown>): AnswerVersionRow {
     runId: String(r['run_id']),
     ticketKey: String(r['ticket_key']),
     answerFingerprint: String(r['answer_fingerprint']),
-    cutoff: iso(r['cutoff']),
-    publishedAt: iso(r['published_at']) ?? '',
+    cutoff: isoOrNull(r['cutoff']),
+    publishedAt: isoOrNull(r['published_at']) ?? '',
     decision: String(r['decision']),
-    requestedContext: json<string[]>(r['requested_context']),
+    requestedContext: jsonValue<string[]>(r['requested_context']),
     leadingFamily: (r['leading_family'] as string | null) ?? null,
     verdict: (r['verdict'] as string | null) ?? null,
     aiGapCount: Number(r['ai_gap_count'] ?? 0),
@@ -88,7 +87,7 @@ function toVersion(r: Record<string, unknown>): AnswerVersionRow {
 export async function timelineOf(m: EntityManager, ticketKey: string): Promise<TimelineRow | null> {
   const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."ticket_timelines" WHERE "ticket_key" = $1`, [ticketKey]);
   const r = rows[0];
-  return r ? { ticketKey, revision: Number(r['revision']), comments: json<TimelineCommentV1[]>(r['comments']), bindings: json<FeedbackBinding[]>(r['bindings']) } : null;
+  return r ? { ticketKey, revision: Number(r['revision']), comments: jsonValue<TimelineCommentV1[]>(r['comments']), bindings: jsonValue<FeedbackBinding[]>(r['bindings']) } : null;
 }
 
 /** Keeps the newest revision only; returns false when the given one is not newer than what is stored. */
@@ -124,7 +123,7 @@ function toSignal(r: Record<string, unknown>): StoredSignal {
     ref: String(r['ref']),
     kind: String(r['kind']) as StoredSignal['kind'],
     ticketKey: String(r['ticket_key']),
-    source: json<SignalSource>(r['source']),
+    source: jsonValue<SignalSource>(r['source']),
     statement: String(r['statement']),
     signature: String(r['signature']),
     coverage: (r['coverage'] as StoredSignal['coverage']) ?? null,
