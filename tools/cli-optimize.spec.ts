@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { frozenCases, parseOptimizeArgs } from './cli-optimize';
+import { frozenCaseFiles } from '@aoc/launcher';
+import { parseOptimizeArgs } from './cli-optimize';
 
 describe('aoc optimize arguments', () => {
   it('reads the step, the store and the working copy, with the environment as fallback', () => {
@@ -13,7 +14,7 @@ describe('aoc optimize arguments', () => {
   });
 
   it('indexes frozen cases by ticket key', () => {
-    const cases = frozenCases([join(__dirname, '..', 'services', 'optimizer', 'demo', 'tickets')]);
+    const cases = frozenCaseFiles([join(__dirname, '..', 'services', 'optimizer', 'demo', 'tickets')]);
     expect([...cases.keys()].sort()).toEqual(['SUP-2401', 'SUP-2402', 'SUP-2403']);
   });
 });

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -50,27 +49,15 @@ export function parseOptimizeArgs(args: readonly string[], env: Record<string, s
   return parsed.data;
 }
 
-/** Ticket key -> frozen ticket file, over every case directory. */
-export function frozenCases(dirs: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const dir of dirs) {
-    for (const f of readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
-      const key = (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { ticket?: { key?: string } }).ticket?.key;
-      if (key) out.set(key, join(dir, f));
-    }
-  }
-  return out;
-}
-
 export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: string; text: string; json: unknown }> {
   const { startEmbeddedPostgres } = await import('@aoc/persistence');
   const { InMemoryBroker } = await import('@aoc/bus');
-  const { createOptimizerDefinition, ScheduleConfig, FocusController, FocusIteration, proposerFromEnv, freeTextJudgeFromEnv, localDataAccess } = await import('@aoc/service-optimizer');
-  const { startPlatform, childReplayPort, gitCandidateWriter, freezeDeploymentCases, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
+  const { createOptimizerDefinition, ScheduleConfig, FocusController, FocusIteration, proposerFromEnv, freeTextJudgeFromEnv } = await import('@aoc/service-optimizer');
+  const { startPlatform, frozenCaseFiles, localOptimizerPorts, optimizerTransact, gitCandidateWriter, freezeDeploymentCases, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
   const embedded = args.database ? null : await startEmbeddedPostgres({ dataDir: args.stateDir });
   const brokers = process.env['KAFKA_BROKERS'];
   const caseDirs = args.cases.length > 0 ? args.cases : [join(__dirname, '..', 'services', 'router', 'examples', 'tickets'), OPTIMIZER_DEMO_TICKETS];
-  let ticketFiles = frozenCases(caseDirs);
+  let ticketFiles = frozenCaseFiles(caseDirs);
   let recordings = args.recordings.length > 0 ? args.recordings : [OPTIMIZER_DEMO_RECORDINGS];
   if (args.fromDeployment && args.database) {
     const { createServiceDataSource } = await import('@aoc/persistence');
@@ -86,15 +73,14 @@ export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: st
       await ds.destroy();
     }
   }
-  const ports = {
-    replay: childReplayPort({ ticketFiles, recordings }),
-    data: localDataAccess(),
-    now: () => new Date(),
+  const ports = localOptimizerPorts({
+    ticketFiles,
+    recordings,
     proposer: proposerFromEnv(),
     freeTextJudge: freeTextJudgeFromEnv(),
-    writer: args.git ? gitCandidateWriter(args.git) : { write: () => Promise.resolve(null) },
-    timeZone: process.env['AOC_OPTIMIZER_TIME_ZONE'] ?? 'Asia/Shanghai',
-  };
+    ...(args.git ? { writer: gitCandidateWriter(args.git) } : {}),
+    ...(process.env['AOC_OPTIMIZER_TIME_ZONE'] ? { timeZone: process.env['AOC_OPTIMIZER_TIME_ZONE'] } : {}),
+  });
   // Scheduled mode: the service runs its slots until the process is stopped.
   const schedule = args.step === 'schedule' ? ScheduleConfig.parse(process.env) : null;
   const platform = await startPlatform({
@@ -104,9 +90,7 @@ export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: st
     logLevel: 'error',
   });
   try {
-    const optimizer = platform.roles.get('optimizer');
-    if (!optimizer) throw new Error('the optimizer role did not start');
-    const deps = { ...ports, transact: <R>(work: Parameters<typeof optimizer.runtime.bus.transaction<R>>[0]) => optimizer.runtime.bus.transaction(work) };
+    const deps = { ...ports, transact: optimizerTransact(platform) };
     if (schedule) {
       process.stdout.write(`optimizer scheduled at ${schedule.slots.join(', ')} ${schedule.timeZone} (selection at ${schedule.selectionSlot}); Ctrl-C stops it\n`);
       await new Promise<void>((resolve) => {

@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Topics, type OptimizerCandidateEnqueuedV2 } from '@aoc/contracts';
-import { builtinProposer, FocusController, FocusIteration, localDataAccess, type StepResult, type Transact } from '@aoc/service-optimizer';
+import { FocusController, FocusIteration, type StepResult } from '@aoc/service-optimizer';
 import { loadRecordings } from '@aoc/service-provider-executor';
 import { loadManifest, MANIFEST_PATH, repoRoot } from '@aoc/versioned-data';
 import { startPlatform, type Platform } from '../embedded-platform';
 import { OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } from '../examples/example-series';
 import { loadExample, runExample } from '../run-example';
-import { childReplayPort } from './child-replay';
 import { gitCandidateWriter } from './git-writer';
+import { frozenCaseFiles, localOptimizerPorts, optimizerTransact } from './local-optimizer';
 
 export interface DemoReport {
   verdicts: { ticketKey: string; verdict: string | null; gaps: string[] }[];
@@ -54,8 +54,7 @@ async function waitForSignals(platform: Platform, tickets: readonly string[], ti
  */
 export async function runOptimizeDemo(options: { log?: (line: string) => void; maxAttempts?: number } = {}): Promise<DemoReport> {
   const log = options.log ?? (() => undefined);
-  const files = readdirSync(OPTIMIZER_DEMO_TICKETS).filter((f) => f.endsWith('.json')).sort().map((f) => join(OPTIMIZER_DEMO_TICKETS, f));
-  const tickets = new Map(files.map((f) => [loadExample(f).ticket.key, f]));
+  const tickets = frozenCaseFiles([OPTIMIZER_DEMO_TICKETS]);
   const workingCopy = demoWorkingCopy();
   const platform = await startPlatform({ executor: { mode: 'replay', recordings: [...loadRecordings(), ...loadRecordings(OPTIMIZER_DEMO_RECORDINGS)], prometheusTargets: [] }, logLevel: 'error' });
   const report: DemoReport = { verdicts: [], steps: [], enqueued: [], workingCopy };
@@ -66,17 +65,7 @@ export async function runOptimizeDemo(options: { log?: (line: string) => void; m
       log(`${key}: judged ${summary.verdict}${summary.aiGaps[0] ? ` — ${summary.aiGaps[0]}` : ''}`);
     }
     await waitForSignals(platform, [...tickets.keys()]);
-    const optimizer = platform.roles.get('optimizer');
-    if (!optimizer) throw new Error('the optimizer role is not running');
-    const deps = {
-      transact: ((work) => optimizer.runtime.bus.transaction(work)) as Transact,
-      replay: childReplayPort({ ticketFiles: tickets, recordings: [OPTIMIZER_DEMO_RECORDINGS] }),
-      data: localDataAccess(),
-      now: () => new Date(),
-      proposer: builtinProposer,
-      writer: gitCandidateWriter(workingCopy),
-      timeZone: 'Asia/Shanghai',
-    };
+    const deps = { ...localOptimizerPorts({ ticketFiles: tickets, recordings: [OPTIMIZER_DEMO_RECORDINGS], writer: gitCandidateWriter(workingCopy) }), transact: optimizerTransact(platform) };
     const step = (name: string, r: StepResult) => {
       report.steps.push({ step: name, ...r });
       log(`${name}: ${r.outcome} — ${r.reason}`);

@@ -3,13 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OptimizerCandidateEnqueuedV2, Topics } from '@aoc/contracts';
-import { builtinProposer, FocusController, FocusIteration, localDataAccess, type Transact } from '@aoc/service-optimizer';
+import { FocusController, FocusIteration } from '@aoc/service-optimizer';
 import { loadRecordings } from '@aoc/service-provider-executor';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { startPlatform, type Platform } from '../embedded-platform';
 import { OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } from '../examples/example-series';
 import { loadExample, runExample } from '../run-example';
-import { childReplayPort } from './child-replay';
+import { localOptimizerPorts, optimizerTransact } from './local-optimizer';
 
 const brokers = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:19092').split(',');
 const admin = { username: 'aoc-admin', password: process.env['AOC_KAFKA_ADMIN_PASSWORD'] ?? 'admin-local-secret' };
@@ -79,17 +79,7 @@ describe('optimizer on Kafka and Postgres', () => {
     }
     const keys = [...files.keys()];
     await until('signals of the three tickets', () => platform.dataSource.query(`SELECT DISTINCT "ticket_key" FROM "optimizer"."signal_refs" WHERE "ticket_key" = ANY($1)`, [keys]) as Promise<unknown[]>, (rows) => rows.length === 3);
-    const optimizer = platform.roles.get('optimizer');
-    if (!optimizer) throw new Error('no optimizer role');
-    const deps = {
-      transact: ((work) => optimizer.runtime.bus.transaction(work)) as Transact,
-      replay: childReplayPort({ ticketFiles: files, recordings: [OPTIMIZER_DEMO_RECORDINGS] }),
-      data: localDataAccess(),
-      now: () => new Date(),
-      proposer: builtinProposer,
-      writer: { write: () => Promise.resolve(null) },
-      timeZone: 'Asia/Shanghai',
-    };
+    const deps = { ...localOptimizerPorts({ ticketFiles: files, recordings: [OPTIMIZER_DEMO_RECORDINGS] }), transact: optimizerTransact(platform) };
     const controller = new FocusController(deps);
     const selected = await controller.select();
     expect(selected.candidate?.targets.map((t) => t.ticketKey).sort()).toEqual(keys);

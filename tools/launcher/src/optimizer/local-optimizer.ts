@@ -1,0 +1,46 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { builtinProposer, localDataAccess, type CandidateProposer, type CandidateWriter, type FreeTextJudge, type IterationDeps, type Transact } from '@aoc/service-optimizer';
+import type { Platform } from '../embedded-platform';
+import { childReplayPort } from './child-replay';
+
+/** Ticket key -> frozen ticket file, over every case directory (files in name order). */
+export function frozenCaseFiles(dirs: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const dir of dirs) {
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
+      const key = (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { ticket?: { key?: string } }).ticket?.key;
+      if (key) out.set(key, join(dir, f));
+    }
+  }
+  return out;
+}
+
+export interface LocalOptimizerOptions {
+  ticketFiles: ReadonlyMap<string, string>;
+  recordings: readonly string[];
+  writer?: CandidateWriter;
+  proposer?: CandidateProposer;
+  freeTextJudge?: FreeTextJudge;
+  timeZone?: string;
+}
+
+/** What the optimizer needs on this machine besides its transactions: child-process replays, this checkout's data. */
+export function localOptimizerPorts(options: LocalOptimizerOptions): Omit<IterationDeps, 'transact'> {
+  return {
+    replay: childReplayPort({ ticketFiles: options.ticketFiles, recordings: options.recordings }),
+    data: localDataAccess(),
+    now: () => new Date(),
+    proposer: options.proposer ?? builtinProposer,
+    ...(options.freeTextJudge ? { freeTextJudge: options.freeTextJudge } : {}),
+    writer: options.writer ?? { write: () => Promise.resolve(null) },
+    timeZone: options.timeZone ?? 'Asia/Shanghai',
+  };
+}
+
+/** Transactions on the optimizer role of a running platform (its schema and outbox). */
+export function optimizerTransact(platform: Platform): Transact {
+  const optimizer = platform.roles.get('optimizer');
+  if (!optimizer) throw new Error('the optimizer role is not running');
+  return (work) => optimizer.runtime.bus.transaction(work);
+}
