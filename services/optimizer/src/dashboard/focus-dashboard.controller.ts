@@ -1,7 +1,7 @@
 import { DATA_SOURCE } from '@aoc/service-host';
 import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { allFocuses, checkpointsOf, focusById } from '../persistence/focus-store';
+import { checkpointsOf, focusById, focusesWithCheckpoints } from '../persistence/focus-store';
 import { signals } from '../persistence/signal-store';
 import { renderFocus, renderFocusList } from './focus.view';
 
@@ -13,11 +13,6 @@ const FOCUS_ID = /^focus-[0-9a-f]{12}$/;
 export class FocusDashboardController {
   constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {}
 
-  private async focuses() {
-    const m = this.dataSource.manager;
-    return Promise.all((await allFocuses(m)).map(async (focus) => ({ focus, checkpoints: await checkpointsOf(m, focus.focusId) })));
-  }
-
   private async one(focusId: string) {
     if (!FOCUS_ID.test(focusId)) throw new NotFoundException({ code: 'OPTIMIZER.FOCUS_NOT_FOUND', message: 'focusId: must be focus-<12 hex>' });
     const focus = await focusById(this.dataSource.manager, focusId);
@@ -28,7 +23,7 @@ export class FocusDashboardController {
   @Get('focuses')
   @HtmlPage()
   async list(): Promise<string> {
-    return renderFocusList(await this.focuses(), await signals(this.dataSource.manager, { state: 'open' }));
+    return renderFocusList(await focusesWithCheckpoints(this.dataSource.manager), await signals(this.dataSource.manager, { state: 'open' }));
   }
 
   @Get('focuses/:focusId')
@@ -40,7 +35,7 @@ export class FocusDashboardController {
 
   @Get('v1/focuses')
   async listJson(): Promise<unknown> {
-    return { focuses: await this.focuses() };
+    return { focuses: await focusesWithCheckpoints(this.dataSource.manager) };
   }
 
   @Get('v1/focuses/:focusId')

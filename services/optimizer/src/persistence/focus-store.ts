@@ -66,6 +66,11 @@ export async function allFocuses(m: EntityManager): Promise<FocusRow[]> {
   return rows.map(toFocus);
 }
 
+/** Every Focus with its checkpoints, newest Focus first. */
+export async function focusesWithCheckpoints(m: EntityManager): Promise<{ focus: FocusRow; checkpoints: Checkpoint[] }[]> {
+  return Promise.all((await allFocuses(m)).map(async (focus) => ({ focus, checkpoints: await checkpointsOf(m, focus.focusId) })));
+}
+
 /**
  * Moves a Focus from one status to another; false when it was no longer in `from` (another
  * replica moved it). Making a second Focus active fails on the one-active index.

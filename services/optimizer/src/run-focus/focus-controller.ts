@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { analysedDigest, bodyDigest } from '../collect-signals/signal-refs';
 import { decideBaseline, recheckSources, type CurrentSource } from '../focus/baseline';
 import type { FocusOutcome } from '../focus/focus-outcome';
-import { allFocuses, appendCheckpoint, checkpointsOf, focusesWith, moveFocus, recordRejection, rejectedGroupings, saveFocus, type FocusRow } from '../persistence/focus-store';
+import { appendCheckpoint, checkpointsOf, focusesWith, focusesWithCheckpoints, moveFocus, recordRejection, rejectedGroupings, saveFocus, type Checkpoint, type FocusRow } from '../persistence/focus-store';
 import { answerVersionsOf, judgedVersions, setSignalState, signals, timelineOf } from '../persistence/signal-store';
 import { selectFocus, type ControlCandidate, type FocusCandidate } from '../select-focus/focus-selector';
 import type { FreeTextJudge } from '../judge-criteria/model-criterion-judge';
@@ -132,7 +132,7 @@ export class FocusController {
   }
 
   /** Every Focus with its checkpoints, newest first. */
-  async status(): Promise<{ focus: FocusRow; checkpoints: Awaited<ReturnType<typeof checkpointsOf>> }[]> {
-    return this.deps.transact(async ({ manager: m }) => Promise.all((await allFocuses(m)).map(async (focus) => ({ focus, checkpoints: await checkpointsOf(m, focus.focusId) }))));
+  async status(): Promise<{ focus: FocusRow; checkpoints: Checkpoint[] }[]> {
+    return this.deps.transact(({ manager: m }) => focusesWithCheckpoints(m));
   }
 }
