@@ -1,4 +1,5 @@
-import ontologyJson from '../data/ontology.json';
+import { readVersionedData } from '@aoc/versioned-data';
+import { z } from 'zod';
 import { METRIC_FAMILY_IDS, parseOntology } from './ontology-schema';
 import type { BadDirection, MetricFamilyId, MetricUnit, OntologyData } from './ontology-schema';
 
@@ -16,8 +17,11 @@ export interface MetricFamily {
   words: readonly string[];
 }
 
+/** Versioned data (declared in the manifest): a replay may read a candidate's copy instead. */
+export const ONTOLOGY_PATH = 'libs/metric-ontology/data/ontology.json';
+
 /** The rule set, parsed once at load: a bad data file fails here, before anything classifies. */
-export const ONTOLOGY: OntologyData = parseOntology(ontologyJson as unknown);
+export const ONTOLOGY: OntologyData = parseOntology(readVersionedData(ONTOLOGY_PATH, z.unknown()));
 
 export const ONTOLOGY_VERSION: string = ONTOLOGY.version;
 

@@ -27,6 +27,22 @@ export type PolicyVerdict =
   | { ok: false; code: 'CANDIDATE.PROTECTED_PATH' | 'CANDIDATE.UNDECLARED_PATH' | 'CANDIDATE.UNDECLARED_TUNABLE' | 'CANDIDATE.TOO_LARGE' | 'CANDIDATE.TOO_MANY_FILES' | 'CANDIDATE.INVALID'; detail: string };
 
 const Families = z.array(z.string().regex(/^[a-z_]+$/)).max(50);
+/** Words a ticket is matched against: trimmed, lower-case, one line, distinct. */
+const Words = z
+  .array(z.string().min(1).max(60).refine((w) => w === w.toLowerCase() && w === w.trim() && !/[\r\n\t]/.test(w)))
+  .max(100)
+  .refine((ws) => new Set(ws).size === ws.length);
+
+/** The tunable an edit's pointer falls under: the pointer itself, a family-edges entry, or a word list of a word-lists entry. */
+export function tunableOf(tunables: readonly Tunable[], pointer: string): Tunable | undefined {
+  const depth = (p: string) => p.split('/').length;
+  return tunables.find((x) => {
+    if (pointer === x.pointer) return x.kind !== 'word_lists';
+    if (!pointer.startsWith(`${x.pointer}/`)) return false;
+    if (x.kind === 'family_edges') return depth(pointer) === depth(x.pointer) + 1;
+    return x.kind === 'word_lists' && depth(pointer) === depth(x.pointer) + 2 && pointer.endsWith(`/${x.wordsKey}`);
+  });
+}
 
 /** Whether a value fits the tunable an edit falls under (a map entry of family edges is its list). */
 function fitsTunable(t: Tunable, pointer: string, value: unknown): string | null {
@@ -35,6 +51,7 @@ function fitsTunable(t: Tunable, pointer: string, value: unknown): string | null
     return typeof value === 'number' && value >= t.min && value <= t.max ? null : `${pointer}: must be a number in [${t.min}, ${t.max}]`;
   }
   if (t.kind === 'family_set') return pointer === t.pointer && Families.safeParse(value).success ? null : `${pointer}: must be a list of family ids`;
+  if (t.kind === 'word_lists') return Words.safeParse(value).success ? null : `${pointer}: must be a list of distinct trimmed lower-case words (at most 100, 60 characters each)`;
   const entry = pointer !== t.pointer;
   const ok = entry ? Families.safeParse(value).success : z.record(z.string(), Families).safeParse(value).success;
   return ok ? null : `${pointer}: must be ${entry ? 'a list of family ids' : 'a map of family -> family ids'}`;
@@ -89,7 +106,7 @@ export function checkCandidate(raw: unknown, manifest: DataManifest, read: (path
   if (undeclared) return { ok: false, code: 'CANDIDATE.UNDECLARED_PATH', detail: `${undeclared} is not declared versioned data` };
   for (const e of diff.edits) {
     const tunables = manifest.files.find((f) => f.path === e.path)?.tunables ?? [];
-    const t = tunables.find((x) => e.pointer === x.pointer || (x.kind === 'family_edges' && e.pointer.startsWith(`${x.pointer}/`) && e.pointer.split('/').length === x.pointer.split('/').length + 1));
+    const t = tunableOf(tunables, e.pointer);
     if (!t) return { ok: false, code: 'CANDIDATE.UNDECLARED_TUNABLE', detail: `${e.path} ${e.pointer} is not a declared tunable` };
     const misfit = fitsTunable(t, e.pointer, e.value);
     if (misfit) return { ok: false, code: 'CANDIDATE.INVALID', detail: misfit };

@@ -17,6 +17,11 @@ export const Tunable = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('family_edges'), pointer: Pointer, about: z.string().max(300) }).strict(),
   /** A list of families: one may be added or removed. */
   z.object({ kind: z.literal('family_set'), pointer: Pointer, about: z.string().max(300) }).strict(),
+  /**
+   * A map of entries, each with a list of lower-case words (`wordsKey`) and the metric families
+   * those words are meant to reach (`familiesKey`): one entry's word list is replaced at a time.
+   */
+  z.object({ kind: z.literal('word_lists'), pointer: Pointer, wordsKey: z.string().regex(/^[A-Za-z0-9_-]+$/), familiesKey: z.string().regex(/^[A-Za-z0-9_-]+$/), about: z.string().max(300) }).strict(),
 ]);
 export type Tunable = z.infer<typeof Tunable>;
 

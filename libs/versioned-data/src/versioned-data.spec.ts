@@ -67,3 +67,25 @@ describe('candidate policy', () => {
     for (const garbage of [null, 'rewrite everything', { edits: [] }, { edits: [edit({ path: '../etc/passwd' })] }]) expect(checkCandidate(garbage, manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID' });
   });
 });
+
+describe('word-list tunables (the scenario signals)', () => {
+  const CATALOG = 'services/router/data/scenario-catalog.json';
+  const manifest = loadManifest();
+  const signals = (readPointer(JSON.parse(read(CATALOG)), '/scenarios/lock-contention/signals') as string[]) ?? [];
+  const edit = (pointer: string, value: unknown) => ({ edits: [{ path: CATALOG, pointer, value, because: 'test' }] });
+
+  it('admits one entry\'s word list replaced, and nothing else of the entry', () => {
+    const verdict = checkCandidate(edit('/scenarios/lock-contention/signals', [...signals, 'row lock contention']), manifest, read);
+    expect(verdict.ok).toBe(true);
+    expect(readPointer(JSON.parse(verdict.files?.get(CATALOG) ?? '{}'), '/scenarios/lock-contention/signals')).toContain('row lock contention');
+    expect(checkCandidate(edit('/scenarios/lock-contention/hypothesis', 'anything'), manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.UNDECLARED_TUNABLE' });
+    expect(checkCandidate(edit('/scenarios', {}), manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.UNDECLARED_TUNABLE' });
+    expect(checkCandidate(edit('/scenarios/no-such-scenario/signals', ['x']), manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID', detail: expect.stringContaining('no such key') });
+  });
+
+  it('refuses words a ticket matcher could not use: upper case, untrimmed, multi-line, duplicated, too many', () => {
+    for (const bad of [[...signals, 'Lock Storm'], [...signals, ' lock storm'], [...signals, 'lock\nstorm'], [...signals, signals[0]], Array.from({ length: 101 }, (_, i) => `w${i}`), 'lock*']) {
+      expect(checkCandidate(edit('/scenarios/lock-contention/signals', bad), manifest, read)).toMatchObject({ ok: false, code: 'CANDIDATE.INVALID' });
+    }
+  });
+});
