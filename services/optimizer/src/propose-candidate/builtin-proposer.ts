@@ -1,3 +1,4 @@
+import { familiesInText } from '@aoc/metric-ontology';
 import { candidateDigest, readPointer, type CandidateDiff, type DataManifest, type Tunable } from '@aoc/versioned-data';
 import { familiesCounting } from '../judge-criteria/criterion-judge';
 
@@ -7,7 +8,9 @@ import { familiesCounting } from '../judge-criteria/criterion-judge';
  * should lead with; the baseline shows which family it led with instead. Proposals, in order:
  * a causal edge from the wanted family to the one that won (or removing the reverse edge), taking
  * the wanted family out of (or the winner into) the effect families, then one step of each
- * numeric threshold. Nothing is proposed twice, and the proposer never sees a case's answer text.
+ * numeric threshold. Word lists (the scenario signals) come first instead when no failing target
+ * even asked for the wanted family: the ticket's own words for it should select what measures it.
+ * Nothing is proposed twice, and the proposer never sees a case's answer text.
  */
 
 export interface ProposerInput {
@@ -23,6 +26,10 @@ export interface ProposerInput {
   limit: number;
   /** Candidates tried on this Focus with their blocking status per target (the model proposer builds on the best). */
   history?: readonly TriedCandidate[];
+  /** Title and description of the targets where the blocking criterion is a gap: customer words, read from the frozen cases, never stored. */
+  ticketTexts?: readonly string[];
+  /** Whether any of those targets' evidence plans asked for the wanted family (or a narrower one). */
+  wantedQueried?: boolean;
 }
 
 export interface TriedCandidate {
@@ -85,14 +92,58 @@ function numberProposals(l: Located): CandidateDiff[] {
     .map((v) => edit(l.path, l.tunable.pointer, v, `${l.tunable.pointer.slice(1)} ${v < (l.current as number) ? 'down' : 'up'} one step (${l.current} -> ${v}): ${l.tunable.about}`));
 }
 
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Whether a ticket saying `phrase` is already matched by one of the signals (whole words; `x*` a prefix). */
+function covered(signals: readonly string[], phrase: string): boolean {
+  return signals.some((s) => {
+    const prefix = s.endsWith('*');
+    const body = escape(prefix ? s.slice(0, -1) : s).replace(/\s+/g, '[\\s-]+');
+    return new RegExp(`(?<![a-z0-9_])${body}${prefix ? '' : '(?![a-z0-9_])'}`).test(phrase);
+  });
+}
+
+/** The wanted families' ontology words the failing tickets use, by how many tickets use each. */
+function ticketWordsFor(wanted: readonly string[], texts: readonly string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const text of texts) {
+    const words = new Set(familiesInText(text).filter((m) => wanted.includes(m.family)).flatMap((m) => m.words));
+    for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || b[0].length - a[0].length || a[0].localeCompare(b[0]));
+}
+
+/** One word added to an entry that is meant to reach the wanted family but whose words miss what the tickets say. */
+function wordProposals(l: Located, input: ProposerInput): CandidateDiff[] {
+  if (l.tunable.kind !== 'word_lists') return [];
+  const { pointer, wordsKey, familiesKey } = l.tunable;
+  const wanted = familiesCounting(input.wantedFamily);
+  const spoken = ticketWordsFor(wanted, input.ticketTexts ?? []);
+  const entries = l.current !== null && typeof l.current === 'object' ? (l.current as Record<string, Record<string, unknown>>) : {};
+  const out: CandidateDiff[] = [];
+  for (const [id, entry] of Object.entries(entries)) {
+    const families = ([] as unknown[]).concat(entry[familiesKey] ?? []);
+    const words = Array.isArray(entry[wordsKey]) ? (entry[wordsKey] as unknown[]).filter((w): w is string => typeof w === 'string') : null;
+    if (!words || !families.some((f) => typeof f === 'string' && wanted.includes(f))) continue;
+    for (const [word, n] of spoken) {
+      if (covered(words, word)) continue;
+      out.push(edit(l.path, `${pointer}/${id}/${wordsKey}`, [...words, word], `${n} failing ticket(s) say "${word}", a word for ${input.wantedFamily}: let it select ${id}`));
+    }
+  }
+  return out;
+}
+
 export function builtinProposals(input: ProposerInput): CandidateDiff[] {
   const located: Located[] = input.manifest.files.flatMap((f) => {
     const doc = JSON.parse(input.read(f.path)) as unknown;
     return f.tunables.map((tunable) => ({ path: f.path, tunable, current: readPointer(doc, tunable.pointer) }));
   });
+  const words = located.filter((l) => l.tunable.kind === 'word_lists').flatMap((l) => wordProposals(l, input));
   const ordered = [
+    ...(input.wantedQueried === false ? words : []),
     ...located.filter((l) => l.tunable.kind === 'family_edges').flatMap((l) => edgeProposals(l, input.wantedFamily, input.ledFamilies)),
     ...located.filter((l) => l.tunable.kind === 'family_set').flatMap((l) => setProposals(l, input.wantedFamily, input.ledFamilies)),
+    ...(input.wantedQueried === false ? [] : words),
     ...located.filter((l) => l.tunable.kind === 'number').flatMap(numberProposals),
   ];
   const seen = new Set(input.tried);

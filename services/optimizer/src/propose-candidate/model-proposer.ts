@@ -13,11 +13,12 @@ import type { CandidateProposer, ProposerInput, TriedCandidate } from './builtin
 
 export const PROPOSER_INSTRUCTIONS: Instructions = {
   id: 'optimizer-proposer',
-  version: '2026-12-01.1',
+  version: '2026-12-01.2',
   text: [
     'You propose changes to versioned diagnosis data so that replayed answers meet one blocking criterion.',
     'Input: wantedFamily (the metric family the leading mechanism should be about), ledFamilies (what the answers led with instead),',
     'tunables (the only values you may change: path, pointer, kind, bounds, current value), and paretoSet (earlier candidates that were best on at least one case, with per-case results and the review feedback).',
+    'A word_lists tunable is a map of entries, each with its words and the metric families they should reach: edit one entry at `<pointer>/<entry>/<wordsKey>` with its whole new list of lower-case words (a trailing * is a prefix).',
     'Propose at most `limit` candidates, most promising first. Each candidate has 1-3 edits; each edit replaces the value at one declared pointer with valueJson (the new value as JSON) and says why in one sentence.',
     'Build on the Pareto set: combine edits that fixed different cases, and do not repeat a candidate already tried. Keep changes narrow: a change that also moves unrelated diagnoses is worse than one that does not.',
     'Answer with JSON only, matching the schema.',
@@ -45,13 +46,19 @@ export function paretoSet(history: readonly TriedCandidate[]): TriedCandidate[] 
   return history.filter((h) => h.diff && !history.some((o) => o !== h && dominates(o, h)));
 }
 
+/** A word-lists map as the model needs it: each entry's words and families, not the rest of the entry. */
+function wordListsOf(map: unknown, wordsKey: string, familiesKey: string): Record<string, { words: unknown; families: unknown }> {
+  if (map === null || typeof map !== 'object') return {};
+  return Object.fromEntries(Object.entries(map as Record<string, Record<string, unknown>>).map(([id, entry]) => [id, { words: entry?.[wordsKey], families: entry?.[familiesKey] }]));
+}
+
 export function modelProposer(model: ModelPort): CandidateProposer {
   return {
     engine: 'openai-reflective-v1',
     async propose(input: ProposerInput): Promise<unknown[]> {
       const tunables = input.manifest.files.flatMap((f) => {
         const doc = JSON.parse(input.read(f.path)) as unknown;
-        return f.tunables.map((t) => ({ path: f.path, ...t, current: readPointer(doc, t.pointer) }));
+        return f.tunables.map((t) => ({ path: f.path, ...t, current: t.kind === 'word_lists' ? wordListsOf(readPointer(doc, t.pointer), t.wordsKey, t.familiesKey) : readPointer(doc, t.pointer) }));
       });
       const result = await model.invoke({
         role: 'proposer',

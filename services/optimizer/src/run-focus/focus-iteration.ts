@@ -5,10 +5,11 @@ import { candidateGate, type GateResult } from '../focus/candidate-gate';
 import { attemptsStartedToday, FOCUS_LIMITS, shouldRetire, type AttemptRecord } from '../focus/focus-outcome';
 import { appendCheckpoint, checkpointsOf, focusesWith, moveFocus, releaseLease, takeLease, type Checkpoint, type FocusRow } from '../persistence/focus-store';
 import { setSignalState } from '../persistence/signal-store';
-import type { CandidateProposer, TriedCandidate } from '../propose-candidate/builtin-proposer';
+import { familiesCounting } from '../judge-criteria/criterion-judge';
+import type { CandidateProposer, ProposerInput, TriedCandidate } from '../propose-candidate/builtin-proposer';
 import { currentSources, FocusController, type ControllerDeps, type StepResult } from './focus-controller';
 import type { CandidateWriter } from './ports';
-import { ledFamilies, type JudgedReplay } from './replay-judging';
+import { gapTargets, ledFamilies, replayRequests, type JudgedReplay } from './replay-judging';
 import { candidateMessage, enqueuedPayload, unifiedDiff } from './candidate-output';
 
 /**
@@ -192,6 +193,16 @@ export class FocusIteration {
     return { outcome: 'candidate_enqueued', reason: gate.reason, focusId: focus.focusId };
   }
 
+  /** What the failing targets' tickets say and whether their plans asked for the wanted family: the word search's guidance. */
+  private ticketFeedback(focus: FocusRow, cases: readonly JudgedReplay[], wantedFamily: string): Pick<ProposerInput, 'ticketTexts' | 'wantedQueried'> {
+    const failing = gapTargets(cases, focus.candidate.blockingCriterionId);
+    const requests = replayRequests(focus.candidate);
+    const ticketTexts = failing.map((c) => requests.find((r) => r.caseId === c.caseId)).flatMap((r) => (r && this.deps.replay.ticketText ? [this.deps.replay.ticketText(r)] : [])).filter((t): t is string => t !== null);
+    const wanted = familiesCounting(wantedFamily);
+    const known = failing.filter((c) => c.queriedFamilies !== undefined);
+    return { ticketTexts, ...(known.length > 0 ? { wantedQueried: known.some((c) => (c.queriedFamilies ?? []).some((f) => wanted.includes(f))) } : {}) };
+  }
+
   /** Asks the proposer, admits the first proposal the policy accepts; one re-plan when none is admitted. */
   private async propose(focus: FocusRow, cps: readonly Checkpoint[], cases: readonly JudgedReplay[]): Promise<ProposalPayload> {
     const { criteria, blockingCriterionId } = focus.candidate;
@@ -202,7 +213,7 @@ export class FocusIteration {
     for (let round = 0; round < 2; round += 1) {
       let raw: unknown[];
       try {
-        raw = await this.deps.proposer.propose({ wantedFamily, ledFamilies: ledFamilies(cases, blockingCriterionId), manifest: this.deps.data.manifest, read: this.deps.data.read, tried, limit: 8, history: triedCandidates(cps, blockingCriterionId) });
+        raw = await this.deps.proposer.propose({ wantedFamily, ledFamilies: ledFamilies(cases, blockingCriterionId), manifest: this.deps.data.manifest, read: this.deps.data.read, tried, limit: 8, history: triedCandidates(cps, blockingCriterionId), ...this.ticketFeedback(focus, cases, wantedFamily) });
       } catch (error) {
         rejected.push({ code: 'CANDIDATE.INVALID', detail: `the proposer failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300) });
         continue;

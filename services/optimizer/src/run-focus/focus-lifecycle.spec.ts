@@ -41,6 +41,22 @@ class ScriptedReplay implements ReplayPort {
   }
 }
 
+/**
+ * A second scripted engine: the tickets name lock waits by the MySQL variable, which no scenario
+ * signal matches, so the plans never ask for lock families and the answers lead with CPU, unless
+ * the replayed catalogue lets that word select the lock-contention scenario.
+ */
+class UnmatchedWordReplay implements ReplayPort {
+  ticketText(): string {
+    return 'Orders API: innodb_lock_wait_timeout exceeded on every checkout since 14:05';
+  }
+  async replay(cases: readonly ReplayRequest[], overlay: ReadonlyMap<string, string> | null): Promise<ReplayResult[]> {
+    const catalog = overlay?.get('services/router/data/scenario-catalog.json');
+    const selects = catalog !== undefined && (JSON.parse(catalog) as { scenarios: Record<string, { signals: string[] }> }).scenarios['lock-contention'].signals.includes('innodb_lock_wait_timeout');
+    return cases.map((c) => ({ caseId: c.caseId, answer: { ...answerFor(selects ? 'locks' : 'cpu'), queriedFamilies: selects ? ['cpu', 'lock_waits'] : ['cpu'] }, execution: { responseGeneration: 'complete', providerCapability: 'verified' }, error: null }));
+  }
+}
+
 describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
   let stop: () => Promise<void>;
   let ds: DataSource;
@@ -113,6 +129,18 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     for (const text of ['Creation baseline', 'Attempt 1', 'candidate_enqueued', 'Gate <strong>accepted</strong>', '/drives/lock_waits', ...TICKETS]) expect(detail).toContain(text);
     expect(detail).toContain('&quot;');
     await expect(pages.detail('focus-<script>')).rejects.toThrow(/focusId/);
+  }, 60000);
+
+  it('adds the tickets\' own word to the scenario catalogue when no target even asked for the wanted family', async () => {
+    const replay = new UnmatchedWordReplay();
+    const controller = new FocusController(deps(replay));
+    await controller.select();
+    expect(await controller.baseline()).toMatchObject({ outcome: 'focus_created' });
+    expect(await new FocusIteration(deps(replay)).iterate()).toMatchObject({ outcome: 'candidate_enqueued' });
+    const payload = OptimizerCandidateEnqueuedV2.parse(published[0].payload);
+    expect(payload.edits).toEqual([expect.objectContaining({ path: 'services/router/data/scenario-catalog.json', pointer: '/scenarios/lock-contention/signals' })]);
+    expect(JSON.parse(payload.edits[0].valueJson)).toContain('innodb_lock_wait_timeout');
+    expect(payload.gate.rows.filter((r) => r.blocking).map((r) => r.transition)).toEqual(['fixed', 'fixed', 'fixed']);
   }, 60000);
 
   it('resumes after a crash between challenger and gate without replaying the challenger again', async () => {

@@ -23,6 +23,8 @@ export interface ReplayResult {
 /** Replays cases on the current versioned data, or on the current data with `overlay` files in place. */
 export interface ReplayPort {
   replay(cases: readonly ReplayRequest[], overlay: ReadonlyMap<string, string> | null): Promise<ReplayResult[]>;
+  /** The frozen ticket's title and description, for the proposer's word search; read on demand, never stored. Null when unknown. */
+  ticketText?(request: ReplayRequest): string | null;
 }
 
 /** Writes an accepted candidate as a branch and a commit in the operator's working copy; never merges. */

@@ -7,6 +7,8 @@ import type { ReplayRequest, ReplayResult } from './ports';
 /** A judged replay as a checkpoint keeps it: the case, its criteria results and the family it led with. */
 export interface JudgedReplay extends ReplayedCase {
   leadingFamily: string | null;
+  /** Families the answer's evidence plan asked for (absent on checkpoints written before it was kept). */
+  queriedFamilies?: readonly string[];
   error: string | null;
 }
 
@@ -37,15 +39,17 @@ async function judgeOne(req: ReplayRequest, r: ReplayResult | undefined, criteri
     return { caseId: req.caseId, role: req.role, executed: false, judgement: { caseId: req.caseId, results: failed }, leadingFamily: null, error: r?.error ?? 'no result' };
   }
   const judgement = freeText ? await judgeCaseWithModel(req.caseId, criteria, r.answer, r.execution, freeText) : judgeCase(req.caseId, criteria, r.answer, r.execution);
-  return { caseId: req.caseId, role: req.role, executed: r.execution.responseGeneration === 'complete', judgement, leadingFamily: leadingFamilyOf(r.answer.internalHandoffMarkdown), error: r.error };
+  return { caseId: req.caseId, role: req.role, executed: r.execution.responseGeneration === 'complete', judgement, leadingFamily: leadingFamilyOf(r.answer.internalHandoffMarkdown), queriedFamilies: [...r.answer.queriedFamilies], error: r.error };
+}
+
+/** The targets where the blocking criterion is a gap. */
+export function gapTargets(cases: readonly JudgedReplay[], blockingCriterionId: string): JudgedReplay[] {
+  return cases.filter((c) => c.role === 'target' && c.judgement.results.some((r) => r.criterionId === blockingCriterionId && r.status === 'gap'));
 }
 
 /** Families the answers led with where the blocking criterion is a gap, most frequent first. */
 export function ledFamilies(cases: readonly JudgedReplay[], blockingCriterionId: string): string[] {
   const counts = new Map<string, number>();
-  for (const c of cases) {
-    const gap = c.role === 'target' && c.judgement.results.some((r) => r.criterionId === blockingCriterionId && r.status === 'gap');
-    if (gap && c.leadingFamily) counts.set(c.leadingFamily, (counts.get(c.leadingFamily) ?? 0) + 1);
-  }
+  for (const c of gapTargets(cases, blockingCriterionId)) if (c.leadingFamily) counts.set(c.leadingFamily, (counts.get(c.leadingFamily) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([f]) => f);
 }

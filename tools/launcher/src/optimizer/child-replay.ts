@@ -26,9 +26,20 @@ export interface ChildReplayOptions {
  * as not executed with the reason; nothing is guessed.
  */
 export function childReplayPort(options: ChildReplayOptions): ReplayPort {
+  const fileOf = (c: ReplayRequest) => options.ticketFiles.get(c.runId) ?? options.ticketFiles.get(c.ticketKey);
   return {
+    ticketText(c: ReplayRequest): string | null {
+      const file = fileOf(c);
+      if (!file) return null;
+      try {
+        const { ticket } = JSON.parse(readFileSync(file, 'utf8')) as { ticket?: { title?: unknown; description?: unknown } };
+        const parts = [ticket?.title, ticket?.description].filter((p): p is string => typeof p === 'string');
+        return parts.length > 0 ? parts.join('\n') : null;
+      } catch {
+        return null;
+      }
+    },
     async replay(cases: readonly ReplayRequest[], overlay: ReadonlyMap<string, string> | null): Promise<ReplayResult[]> {
-      const fileOf = (c: ReplayRequest) => options.ticketFiles.get(c.runId) ?? options.ticketFiles.get(c.ticketKey);
       const known = cases.filter((c) => fileOf(c) !== undefined);
       const missing: ReplayResult[] = cases
         .filter((c) => fileOf(c) === undefined)

@@ -35,5 +35,10 @@ describe('frozen cases of a deployment', () => {
     // A run the deployment does not hold comes back as not executed, with the reason.
     const [missing] = await childReplayPort({ ticketFiles: frozen.caseFiles }).replay([{ caseId: 'X', role: 'target', ticketKey: 'SUP-0', cutoff: null, runId: 'run-20261201-deadbeef-000' }], null);
     expect(missing).toMatchObject({ answer: null, error: 'no frozen ticket for SUP-0' });
+    // The proposer's word search reads the frozen ticket's title and description, nothing later.
+    const port = childReplayPort({ ticketFiles: frozen.caseFiles });
+    const text = port.ticketText?.({ caseId: 'SUP-2401', role: 'target', ticketKey: 'SUP-2401', cutoff: null, runId: accepted.runId });
+    expect(text).toBe('Checkout API timing out on mysql-orders-1\nSince about 14:05 UTC our checkout requests to cluster mysql-orders-1 time out after 30 s. Nothing was deployed today. Please check the database.');
+    expect(port.ticketText?.({ caseId: 'X', role: 'target', ticketKey: 'SUP-0', cutoff: null, runId: 'run-20261201-deadbeef-000' })).toBeNull();
   }, 120000);
 });
