@@ -73,8 +73,10 @@ ${attempts.map((a) => {
   const proposal = of('proposal')?.payload as { diff?: { edits: { path: string; pointer: string; value: unknown; because: string }[] } | null; rejected?: { code: string; detail: string }[] } | undefined;
   const gate = of('gate')?.payload as GateResult | undefined;
   const review = of('attempt_review')?.payload as { feedback?: string } | undefined;
+  const blocked = of('case_blocked')?.payload as { caseIds?: string[]; reason?: string } | undefined;
   return html`<h2>${a === 0 ? 'Creation baseline' : `Attempt ${a}`}</h2>
 ${baseline ? casesTable(baseline) : ''}
+${blocked ? html`<p class="gap">Case blocked on this base: ${(blocked.caseIds ?? []).join(', ')} (${blocked.reason ?? ''})</p>` : ''}
 ${proposal?.diff ? html`<p>Candidate: ${proposal.diff.edits.map((e) => html`<div><code>${e.path} ${e.pointer} = ${JSON.stringify(e.value)}</code> — ${e.because}</div>`)}</p>` : ''}
 ${proposal && !proposal.diff ? html`<p class="gap">No admissible proposal: ${(proposal.rejected ?? []).map((r) => `${r.code} ${r.detail}`).join('; ')}</p>` : ''}
 ${gate ? gateTable(gate) : ''}

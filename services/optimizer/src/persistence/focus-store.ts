@@ -21,7 +21,7 @@ export interface FocusRow {
   updatedAt: string;
 }
 
-export type CheckpointKind = 'selection' | 'baseline' | 'case_refresh' | 'proposal' | 'challenger' | 'gate' | 'attempt_review' | 'candidate_enqueued' | 'focus_close';
+export type CheckpointKind = 'selection' | 'baseline' | 'case_refresh' | 'proposal' | 'challenger' | 'gate' | 'attempt_review' | 'candidate_enqueued' | 'focus_close' | 'case_blocked';
 
 export interface Checkpoint<P = unknown> {
   focusId: string;

@@ -1,6 +1,6 @@
 import { Topics } from '@aoc/contracts';
 import { candidateDigest, checkCandidate, type CandidateDiff } from '@aoc/versioned-data';
-import { recheckSources, reproducibility } from '../focus/baseline';
+import { caseBlockers, recheckSources, reproducibility } from '../focus/baseline';
 import { candidateGate, type GateResult } from '../focus/candidate-gate';
 import { attemptsStartedToday, FOCUS_LIMITS, shouldRetire, type AttemptRecord } from '../focus/focus-outcome';
 import { appendCheckpoint, checkpointsOf, focusesWith, moveFocus, releaseLease, takeLease, type Checkpoint, type FocusRow } from '../persistence/focus-store';
@@ -128,10 +128,10 @@ export class FocusIteration {
       const cases = await this.controller.replayCases(candidate, check.droppedControls, null);
       refresh = await this.save(focus, 'case_refresh', attempt, base, null, { cases, reproducibility: reproducibility(cases, candidate.blockingCriterionId) });
     }
-    const cases = refresh.payload.cases;
-    const repro = reproducibility(cases, candidate.blockingCriterionId);
+    const refreshed = refresh.payload.cases;
+    const repro = reproducibility(refreshed, candidate.blockingCriterionId);
     if (repro.kind === 'auto_close') {
-      const metRefs = candidate.targets.filter((t) => cases.find((c) => c.caseId === t.ticketKey)?.judgement.results.some((r) => r.criterionId === candidate.blockingCriterionId && r.status === 'met')).map((t) => t.ref);
+      const metRefs = candidate.targets.filter((t) => refreshed.find((c) => c.caseId === t.ticketKey)?.judgement.results.some((r) => r.criterionId === candidate.blockingCriterionId && r.status === 'met')).map((t) => t.ref);
       return this.close(focus, 'auto_closed', 'focus_auto_closed', `${repro.met} of ${candidate.targets.length} targets meet the blocking criterion on this data`, attempt, base, metRefs);
     }
     if (repro.kind === 'inconclusive') {
@@ -140,6 +140,21 @@ export class FocusIteration {
       await this.save(focus, 'attempt_review', attempt, base, null, { gate: 'not_run', transitions: [], mechanismNotExercised: false, feedback: reason });
       return { outcome: 'evaluation_inconclusive', reason, focusId: focus.focusId };
     }
+    // Case blockers on this base: recorded once (the run ends there), then left out of everything after.
+    const recorded = cps.filter((c) => c.kind === 'case_blocked' && c.baseVersion === base).flatMap((c) => (c.payload as { caseIds: string[] }).caseIds);
+    const blockers = caseBlockers(refreshed, recorded);
+    if (blockers.kind === 'insufficient') {
+      await this.deps.transact(({ manager: m }) => moveFocus(m, focus.focusId, 'active', 'human_handoff', this.deps.now()));
+      return { outcome: 'focus_human_handoff', reason: `insufficient_unblocked_targets: ${blockers.all.join(', ')} blocked on this base; fewer than ${FOCUS_LIMITS.minTargets} targets remain`, focusId: focus.focusId };
+    }
+    if (blockers.kind === 'blocked' && blockers.newly.length > 0) {
+      const errors = blockers.newly.map((id) => `${id}: ${refreshed.find((c) => c.caseId === id)?.error ?? 'did not execute'}`);
+      await this.save(focus, 'case_blocked', attempt, base, null, { caseIds: blockers.newly, reason: errors.join('; ').slice(0, 500) });
+      return { outcome: 'focus_case_blocked', reason: `${blockers.newly.join(', ')} excluded on this base (${errors.join('; ')})`.slice(0, 500), focusId: focus.focusId };
+    }
+    const blocked = blockers.kind === 'blocked' ? blockers.all : [];
+    const cases = refreshed.filter((c) => !blocked.includes(c.caseId));
+    const unblocked = blocked.length === 0 ? candidate : { ...candidate, targets: candidate.targets.filter((t) => !blocked.includes(t.ticketKey)) };
 
     // 2. Proposal: untrusted until the policy admits it; one re-plan, then candidate_plan_rejected.
     cps = await this.checkpoints(focus);
@@ -167,7 +182,7 @@ export class FocusIteration {
     let challenger = latest<{ cases: JudgedReplay[] }>(cps, 'challenger', attempt);
     if (!challenger) {
       const droppedControls = candidate.controls.filter((c) => !cases.some((x) => x.caseId === c.ticketKey)).map((c) => c.ticketKey);
-      challenger = await this.save(focus, 'challenger', attempt, base, digest, { cases: await this.controller.replayCases(candidate, droppedControls, checked.files) });
+      challenger = await this.save(focus, 'challenger', attempt, base, digest, { cases: await this.controller.replayCases(unblocked, droppedControls, checked.files) });
     }
     // 4. Gate and 5. attempt review.
     const gate = candidateGate(cases, challenger.payload.cases, candidate.blockingCriterionId);

@@ -33,11 +33,13 @@ const answerFor = (leads: 'cpu' | 'locks') => ({
 class ScriptedReplay implements ReplayPort {
   calls: { cases: string[]; overlay: boolean }[] = [];
   failControlsWith: 'regress' | null = null;
+  /** Cases whose replay does not execute (their provider fails on this case alone). */
+  failing = new Set<string>();
   async replay(cases: readonly ReplayRequest[], overlay: ReadonlyMap<string, string> | null): Promise<ReplayResult[]> {
     this.calls.push({ cases: cases.map((c) => c.caseId), overlay: overlay !== null });
     const rules = [...(overlay ?? new Map<string, string>()).values()].join('');
     const fixed = /"lock_waits": \[[^\]]*"cpu"/.test(rules);
-    return cases.map((c) => ({ caseId: c.caseId, answer: answerFor(c.role === 'control' ? (fixed && this.failControlsWith === 'regress' ? 'cpu' : 'locks') : fixed ? 'locks' : 'cpu'), execution: { responseGeneration: 'complete', providerCapability: 'verified' }, error: null }));
+    return cases.map((c) => this.failing.has(c.caseId) ? { caseId: c.caseId, answer: null, execution: { responseGeneration: 'failed', providerCapability: 'unverified' }, error: 'replay failed: provider timeout' } : ({ caseId: c.caseId, answer: answerFor(c.role === 'control' ? (fixed && this.failControlsWith === 'regress' ? 'cpu' : 'locks') : fixed ? 'locks' : 'cpu'), execution: { responseGeneration: 'complete', providerCapability: 'verified' }, error: null } as ReplayResult));
   }
 }
 
@@ -141,6 +143,45 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     expect(payload.edits).toEqual([expect.objectContaining({ path: 'services/router/data/scenario-catalog.json', pointer: '/scenarios/lock-contention/signals' })]);
     expect(JSON.parse(payload.edits[0].valueJson)).toContain('innodb_lock_wait_timeout');
     expect(payload.gate.rows.filter((r) => r.blocking).map((r) => r.transition)).toEqual(['fixed', 'fixed', 'fixed']);
+  }, 60000);
+
+  it('records a target that alone fails as a case blocker, leaves it out on this base, and hands over when too few targets remain', async () => {
+    const replay = new ScriptedReplay();
+    const controller = new FocusController(deps(replay));
+    await controller.select();
+    await controller.baseline();
+    replay.failing.add(TICKETS[2]);
+    const iteration = new FocusIteration(deps(replay));
+    expect(await iteration.iterate()).toMatchObject({ outcome: 'focus_case_blocked', reason: expect.stringContaining(`${TICKETS[2]} excluded on this base`) });
+    const enqueued = await iteration.iterate();
+    expect(enqueued.outcome).toBe('candidate_enqueued');
+    // The challenger ran without the blocked target, and the gate is over the unblocked ones only.
+    expect(replay.calls.at(-1)).toEqual({ cases: [TICKETS[0], TICKETS[1]], overlay: true });
+    const payload = OptimizerCandidateEnqueuedV2.parse(published[0].payload);
+    expect(payload.gate.rows.filter((r) => r.blocking).map((r) => [r.caseId, r.transition])).toEqual([[TICKETS[0], 'fixed'], [TICKETS[1], 'fixed']]);
+    const kinds = (await checkpointsOf(ds.manager, enqueued.focusId ?? '')).map((c) => c.kind);
+    expect(kinds.filter((k) => k === 'case_blocked')).toHaveLength(1);
+    expect(await new FocusDashboardController(ds).detail(enqueued.focusId ?? '')).toContain(`Case blocked on this base: ${TICKETS[2]} (${TICKETS[2]}: replay failed: provider timeout)`);
+  }, 60000);
+
+  it('treats wide failure as inconclusive, and hands the Focus to a human when blockers leave fewer than two targets', async () => {
+    const replay = new ScriptedReplay();
+    // A proposer whose candidate never fixes the targets, so attempts end rejected and new ones start.
+    const threshold: CandidateProposer = { engine: 'test-threshold', propose: async () => [{ edits: [{ path: 'services/router/data/family-rules.json', pointer: '/deviationThreshold', value: 3, because: 'one step down' }] }] };
+    const controller = new FocusController(deps(replay, threshold));
+    await controller.select();
+    await controller.baseline();
+    const iteration = new FocusIteration(deps(replay, threshold));
+    replay.failing = new Set(TICKETS.slice(0, 2));
+    expect((await iteration.iterate()).outcome).toBe('evaluation_inconclusive');
+    replay.failing = new Set([TICKETS[2]]);
+    expect((await iteration.iterate()).outcome).toBe('focus_case_blocked');
+    expect((await iteration.iterate()).outcome).toBe('candidate_rejected');
+    // The next attempt on the same base: another target fails alone; one unblocked target would remain.
+    replay.failing = new Set([TICKETS[1]]);
+    const handoff = await iteration.iterate();
+    expect(handoff).toMatchObject({ outcome: 'focus_human_handoff', reason: expect.stringContaining('insufficient_unblocked_targets') });
+    expect((await focusesWith(ds.manager, 'human_handoff')).map((f) => f.focusId)).toEqual([handoff.focusId]);
   }, 60000);
 
   it('resumes after a crash between challenger and gate without replaying the challenger again', async () => {
