@@ -1,4 +1,4 @@
-import type { SourceComment } from './ticket-source.port';
+import type { SourceComment, TicketQuestion } from './ticket-source.port';
 import type { FrozenTicketV1, TicketCommentV1 } from '@aoc/contracts';
 import { z } from 'zod';
 import { IdempotencyKey } from './internal-comment.policy';
@@ -138,6 +138,13 @@ export class JiraRoleMap {
   }
 }
 
+/** The issue's title and description as a frozen ticket holds them (truncated with a note). */
+export function questionOf(issue: JiraIssue): TicketQuestion {
+  const summary = issue.fields.summary?.trim() || '(no summary)';
+  const description = typeof issue.fields.description === 'string' ? issue.fields.description : '';
+  return { title: truncateText(summary, TICKET_LIMITS.titleLength), description: truncateText(description, TICKET_LIMITS.descriptionLength) };
+}
+
 /**
  * The frozen ticket of an issue and its comments, within the contract's limits: title and
  * description truncated with a note, labels cut to the allowed count and length, and only the
@@ -153,12 +160,9 @@ export function frozenTicketOf(issue: JiraIssue, comments: readonly JiraComment[
     if (ticketComment === null) return { unreadable: `comment ${comment.id}: created` };
     mapped.push(ticketComment);
   }
-  const summary = issue.fields.summary?.trim() || '(no summary)';
-  const description = typeof issue.fields.description === 'string' ? issue.fields.description : '';
   return {
     key: issue.key,
-    title: truncateText(summary, TICKET_LIMITS.titleLength),
-    description: truncateText(description, TICKET_LIMITS.descriptionLength),
+    ...questionOf(issue),
     reporterRole: roles.roleOf(issue.fields.reporter, reporterId),
     createdAt,
     labels: (issue.fields.labels ?? []).slice(0, TICKET_LIMITS.labels).map((l) => l.slice(0, TICKET_LIMITS.labelLength)),

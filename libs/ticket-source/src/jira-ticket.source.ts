@@ -5,6 +5,7 @@ import { idempotencyMarkerOf, normaliseCommentBody, prepareInternalComment, veri
 import { JiraHttpClient, type JiraHttpOptions } from './jira-http.client';
 import {
   frozenTicketOf,
+  questionOf,
   hasInternalProperty,
   idempotencyPropertyOf,
   IDEMPOTENCY_PROPERTY,
@@ -74,7 +75,7 @@ export class JiraTicketSource implements TicketSource {
       if (c === null) throw ticketSourceError('TICKET_SOURCE.RESPONSE_INVALID', `Jira issue ${ticketKey}: comment ${comment.id} has no readable created time`, { ticketKey });
       mapped.push(c);
     }
-    return { ticketKey, ...latestTimelineComments(mapped) };
+    return { ticketKey, question: questionOf(issue), ...latestTimelineComments(mapped) };
   }
 
   async writeInternalComment(input: WriteInternalCommentInput): Promise<WriteInternalCommentResult> {

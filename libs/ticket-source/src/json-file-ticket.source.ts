@@ -71,7 +71,7 @@ export class JsonFileTicketSource implements TicketSource {
     const written = stored.map((c) => c.comment);
     const known = new Set(ticket.comments.map((c) => c.id));
     const all = [...ticket.comments, ...written.filter((c) => !known.has(c.id))].map((c) => ({ ...c, updatedAt: edits.get(c.id) ?? c.createdAt }));
-    return { ticketKey: ticket.key, ...latestTimelineComments(all) };
+    return { ticketKey: ticket.key, question: { title: ticket.title, description: ticket.description }, ...latestTimelineComments(all) };
   }
 
   async writeInternalComment(input: WriteInternalCommentInput): Promise<WriteInternalCommentResult> {

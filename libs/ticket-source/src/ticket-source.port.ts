@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FrozenTicketV1, TicketCommentV1 } from '@aoc/contracts';
 
 export type TicketSourceKind = 'json-file' | 'jira';
@@ -21,8 +22,20 @@ export interface SourceComment extends TicketCommentV1 {
 }
 
 /** A ticket's current comments (oldest first, the latest `MAX_TIMELINE_COMMENTS`). */
+/** The ticket's question as the source holds it now (title and description, within the ticket limits). */
+export interface TicketQuestion {
+  title: string;
+  description: string;
+}
+
+/** sha256 of a ticket's title and description: an edit of either changes it (the optimizer's source check reads it). */
+export function questionDigest(q: TicketQuestion): string {
+  return createHash('sha256').update(JSON.stringify([q.title, q.description])).digest('hex');
+}
+
 export interface SourceTimeline {
   ticketKey: string;
+  question: TicketQuestion;
   comments: SourceComment[];
   /** More comments exist than were kept. */
   truncated: boolean;

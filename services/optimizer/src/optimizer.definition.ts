@@ -6,6 +6,7 @@ import { FocusDashboardController } from './dashboard/focus-dashboard.controller
 import { OptimizerInit1764400000000 } from './migrations/1764400000000-optimizer-init.migration';
 import { OptimizerFocus1765300000000 } from './migrations/1765300000000-optimizer-focus.migration';
 import { OptimizerVerdicts1765400000000 } from './migrations/1765400000000-optimizer-verdicts.migration';
+import { OptimizerQuestionDigest1765500000000 } from './migrations/1765500000000-optimizer-question-digest.migration';
 import { OptimizerBusController } from './optimizer-bus.controller';
 import type { Schedule } from './schedule/optimizer-schedule';
 import { SchedulerHost, type SchedulerPorts } from './schedule/scheduler-host';
@@ -25,7 +26,7 @@ export function createOptimizerDefinition(options: OptimizerDefinitionOptions = 
     publishes: [Topics.optimizerCandidateEnqueued, Topics.ticketAnalysisRequested],
     // Raw SQL through one store (persistence/): no entity classes.
     entities: [],
-    migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000, OptimizerVerdicts1765400000000],
+    migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000, OptimizerVerdicts1765400000000, OptimizerQuestionDigest1765500000000],
     // The Focus pages and JSON (read-only) when hosted alone.
     http: { defaultPort: 8086 },
     module: (runtime) => ({

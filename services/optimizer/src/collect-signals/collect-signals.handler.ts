@@ -32,7 +32,7 @@ export class CollectSignalsHandler {
   }
 
   async onTimeline(timeline: TicketTimelineUpdatedV1, ctx: HandlerContext): Promise<void> {
-    const row: TimelineRow = { ticketKey: timeline.ticketKey, revision: timeline.revision, comments: timeline.comments, bindings: (await timelineOf(ctx.manager, timeline.ticketKey))?.bindings ?? [] };
+    const row: TimelineRow = { ticketKey: timeline.ticketKey, revision: timeline.revision, comments: timeline.comments, bindings: (await timelineOf(ctx.manager, timeline.ticketKey))?.bindings ?? [], questionDigest: timeline.questionDigest ?? null };
     // A redelivered or older revision changes nothing.
     if (!(await saveTimeline(ctx.manager, row, new Date()))) return;
     await this.rebind(ctx.manager, row, new Date());
@@ -58,7 +58,7 @@ export class CollectSignalsHandler {
   private async rebind(m: EntityManager, timeline: TimelineRow, now: Date): Promise<void> {
     const versions = await answerVersionsOf(m, timeline.ticketKey);
     // Refs derived before this ticket's first timeline get the conversation digest now.
-    for (const v of versions) await fillUnknownDigests(m, timeline.ticketKey, v.runId, this.source(v.runId, v.answerFingerprint, v, timeline, []).ticketDigest);
+    for (const v of versions) await fillUnknownDigests(m, timeline.ticketKey, v.runId, this.source(v.runId, v.answerFingerprint, v, timeline, []).ticketDigest, timeline.questionDigest);
     const { bindings } = bindFeedback(timeline.bindings, timeline.comments, versions);
     await saveBindings(m, timeline.ticketKey, bindings);
     for (const v of versions) {
@@ -71,6 +71,6 @@ export class CollectSignalsHandler {
 
   private source(runId: string, answerFingerprint: string, version: AnswerVersionRow | null, timeline: TimelineRow | null, referenceComments: SignalSource['referenceComments']): SignalSource {
     const anchor = version?.cutoff ?? version?.publishedAt ?? null;
-    return { runId, answerFingerprint, cutoff: version?.cutoff ?? null, ticketDigest: anchor ? analysedDigest(timeline?.comments ?? null, anchor) : 'unknown', referenceComments };
+    return { runId, answerFingerprint, cutoff: version?.cutoff ?? null, ticketDigest: anchor ? analysedDigest(timeline?.comments ?? null, anchor) : 'unknown', questionDigest: timeline?.questionDigest ?? null, referenceComments };
   }
 }

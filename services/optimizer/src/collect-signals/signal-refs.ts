@@ -18,8 +18,10 @@ export interface SignalSource {
   runId: string;
   answerFingerprint: string;
   cutoff: string | null;
-  /** sha256 of what the analysis saw of the ticket (title, description, comments visible to the AI). */
+  /** sha256 of the conversation the analysis saw (see `analysedDigest`). */
   ticketDigest: string;
+  /** sha256 of the title and description when the signal was seen; null (or absent, on older refs) when no timeline carried it. */
+  questionDigest?: string | null;
   /** The human comments the signal was judged against, with their body digests. */
   referenceComments: readonly { id: string; bodyDigest: string }[];
 }

@@ -12,11 +12,14 @@ import { FOCUS_LIMITS } from './focus-outcome';
 
 export interface CurrentSource {
   ticketDigest: string;
+  questionDigest: string | null;
   referenceComments: readonly { id: string; bodyDigest: string }[];
 }
 
 const sameSource = (frozen: SignalSource, now: CurrentSource | undefined): boolean => {
   if (!now || now.ticketDigest !== frozen.ticketDigest) return false;
+  // An edited title or description; a ref from before question digests were carried has none to compare.
+  if (typeof frozen.questionDigest === 'string' && now.questionDigest !== frozen.questionDigest) return false;
   const current = new Map(now.referenceComments.map((c) => [c.id, c.bodyDigest]));
   return frozen.referenceComments.every((c) => current.get(c.id) === c.bodyDigest);
 };

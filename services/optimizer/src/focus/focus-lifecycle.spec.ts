@@ -1,6 +1,6 @@
 import type { CaseJudgement, CriterionStatus } from '../judge-criteria/criterion-judge';
 import type { SignalSource } from '../collect-signals/signal-refs';
-import { decideBaseline, recheckSources, reproducibility, type ReplayedCase } from './baseline';
+import { caseBlockers, decideBaseline, recheckSources, reproducibility, type CurrentSource, type ReplayedCase } from './baseline';
 import { candidateGate, transitionOf } from './candidate-gate';
 import { attemptsStartedToday, FOCUS_OUTCOMES, OUTCOME_MEANING, shouldRetire, type AttemptRecord } from './focus-outcome';
 
@@ -14,7 +14,7 @@ const judged = (caseId: string, blocking: CriterionStatus, other: CriterionStatu
 });
 const target = (caseId: string, blocking: CriterionStatus, other: CriterionStatus = 'met', executed = true): ReplayedCase => ({ caseId, role: 'target', executed, judgement: judged(caseId, blocking, other) });
 const control = (caseId: string, blocking: CriterionStatus): ReplayedCase => ({ caseId, role: 'control', executed: true, judgement: judged(caseId, blocking) });
-const source = (ticket: string, body = 'b1'): SignalSource => ({ runId: `run-${ticket}`, answerFingerprint: 'f'.repeat(64), cutoff: null, ticketDigest: `d-${ticket}`, referenceComments: [{ id: 'c1', bodyDigest: body }] });
+const source = (ticket: string, body = 'b1'): SignalSource => ({ runId: `run-${ticket}`, answerFingerprint: 'f'.repeat(64), cutoff: null, ticketDigest: `d-${ticket}`, questionDigest: `q-${ticket}`, referenceComments: [{ id: 'c1', bodyDigest: body }] });
 
 describe('Focus baseline', () => {
   it('creates a Focus only on two confirmed blocking gaps with every target replayed; controls never decide', () => {
@@ -26,13 +26,20 @@ describe('Focus baseline', () => {
 
   it('re-checks frozen sources first: a changed target suppresses its ref and releases the others, a changed control is dropped', () => {
     const candidate = { targets: [{ ticketKey: 'A', ref: 'sig_a', source: source('A'), statement: '' }, { ticketKey: 'B', ref: 'sig_b', source: source('B'), statement: '' }], controls: [{ ticketKey: 'C', source: source('C') }] };
-    const now = new Map([
-      ['A', { ticketDigest: 'd-A', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] }],
-      ['B', { ticketDigest: 'd-B', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] }],
-      ['C', { ticketDigest: 'd-C', referenceComments: [{ id: 'c1', bodyDigest: 'edited' }] }],
+    const now = new Map<string, CurrentSource>([
+      ['A', { ticketDigest: 'd-A', questionDigest: 'q-A', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] }],
+      ['B', { ticketDigest: 'd-B', questionDigest: 'q-B', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] }],
+      ['C', { ticketDigest: 'd-C', questionDigest: 'q-C', referenceComments: [{ id: 'c1', bodyDigest: 'edited' }] }],
     ]);
     expect(recheckSources(candidate, now)).toEqual({ kind: 'unchanged', droppedControls: ['C'] });
-    now.set('B', { ticketDigest: 'd-B-new', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] });
+    // An edited title or description changes the source even when no comment moved.
+    now.set('A', { ticketDigest: 'd-A', questionDigest: 'q-A-edited', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] });
+    expect(recheckSources(candidate, now)).toEqual({ kind: 'changed', changedRefs: ['sig_a'], releasedRefs: ['sig_b'], droppedControls: ['C'] });
+    // A ref from before question digests were carried is compared on its conversation only.
+    const legacy = { ...candidate, targets: candidate.targets.map((t) => ({ ...t, source: { ...t.source, questionDigest: undefined } })) };
+    expect(recheckSources(legacy, now)).toEqual({ kind: 'unchanged', droppedControls: ['C'] });
+    now.set('A', { ticketDigest: 'd-A', questionDigest: 'q-A', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] });
+    now.set('B', { ticketDigest: 'd-B-new', questionDigest: 'q-B', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] });
     expect(recheckSources(candidate, now)).toEqual({ kind: 'changed', changedRefs: ['sig_b'], releasedRefs: ['sig_a'], droppedControls: ['C'] });
     now.delete('A');
     expect(recheckSources(candidate, now)).toMatchObject({ changedRefs: ['sig_a', 'sig_b'], releasedRefs: [] });
@@ -43,6 +50,17 @@ describe('Focus baseline', () => {
     expect(reproducibility([target('A', 'gap'), target('B', 'met'), target('C', 'met')], BLOCK)).toEqual({ kind: 'auto_close', confirmedGaps: 1, met: 2 });
     expect(reproducibility([target('A', 'gap'), target('B', 'met'), target('C', 'inconclusive'), target('D', 'inconclusive')], BLOCK).kind).toBe('inconclusive');
     expect(reproducibility([target('A', 'met'), target('B', 'met'), target('C', 'gap', 'met', false)], BLOCK).kind).toBe('inconclusive');
+  });
+
+  it('blocks a target that alone failed, keeps blockers of this base, and says when too few targets remain', () => {
+    const failedC = [target('A', 'gap'), target('B', 'gap'), target('C', 'gap', 'met', false)];
+    expect(caseBlockers(failedC, [])).toEqual({ kind: 'blocked', newly: ['C'], all: ['C'] });
+    expect(caseBlockers(failedC, ['C'])).toEqual({ kind: 'blocked', newly: [], all: ['C'] });
+    expect(caseBlockers([target('A', 'gap'), target('B', 'gap'), target('C', 'gap')], ['C'])).toEqual({ kind: 'blocked', newly: [], all: ['C'] });
+    expect(caseBlockers([target('A', 'gap'), target('B', 'gap', 'met', false), target('C', 'gap')], ['C'])).toEqual({ kind: 'insufficient', all: ['C', 'B'] });
+    // Half the targets failing is not a blocker but an evaluation that could not be done.
+    expect(caseBlockers([target('A', 'gap'), target('B', 'gap', 'met', false)], [])).toEqual({ kind: 'none' });
+    expect(caseBlockers([target('A', 'gap'), target('B', 'gap'), control('X', 'gap')], ['Z'])).toEqual({ kind: 'none' });
   });
 });
 

@@ -30,6 +30,8 @@ export interface TimelineRow {
   revision: number;
   comments: TimelineCommentV1[];
   bindings: FeedbackBinding[];
+  /** sha256 of the title and description at this revision; null when the revision did not carry it. */
+  questionDigest: string | null;
 }
 
 export type SignalState = 'open' | 'consumed' | 'suppressed';
@@ -87,16 +89,16 @@ function toVersion(r: Record<string, unknown>): AnswerVersionRow {
 export async function timelineOf(m: EntityManager, ticketKey: string): Promise<TimelineRow | null> {
   const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."ticket_timelines" WHERE "ticket_key" = $1`, [ticketKey]);
   const r = rows[0];
-  return r ? { ticketKey, revision: Number(r['revision']), comments: jsonValue<TimelineCommentV1[]>(r['comments']), bindings: jsonValue<FeedbackBinding[]>(r['bindings']) } : null;
+  return r ? { ticketKey, revision: Number(r['revision']), comments: jsonValue<TimelineCommentV1[]>(r['comments']), bindings: jsonValue<FeedbackBinding[]>(r['bindings']), questionDigest: (r['question_digest'] as string | null) ?? null } : null;
 }
 
 /** Keeps the newest revision only; returns false when the given one is not newer than what is stored. */
 export async function saveTimeline(m: EntityManager, t: TimelineRow, at: Date): Promise<boolean> {
   const rows: unknown[] = await m.query(
-    `INSERT INTO "optimizer"."ticket_timelines" ("ticket_key", "revision", "comments", "bindings", "observed_at") VALUES ($1, $2, $3::jsonb, $4::jsonb, $5)
-     ON CONFLICT ("ticket_key") DO UPDATE SET "revision" = excluded."revision", "comments" = excluded."comments", "bindings" = excluded."bindings", "observed_at" = excluded."observed_at"
+    `INSERT INTO "optimizer"."ticket_timelines" ("ticket_key", "revision", "comments", "bindings", "observed_at", "question_digest") VALUES ($1, $2, $3::jsonb, $4::jsonb, $5, $6)
+     ON CONFLICT ("ticket_key") DO UPDATE SET "revision" = excluded."revision", "comments" = excluded."comments", "bindings" = excluded."bindings", "observed_at" = excluded."observed_at", "question_digest" = excluded."question_digest"
      WHERE "ticket_timelines"."revision" < excluded."revision" RETURNING "ticket_key"`,
-    [t.ticketKey, t.revision, JSON.stringify(t.comments), JSON.stringify(t.bindings), at],
+    [t.ticketKey, t.revision, JSON.stringify(t.comments), JSON.stringify(t.bindings), at, t.questionDigest],
   );
   return rows.length > 0;
 }
@@ -149,10 +151,10 @@ export async function setSignalState(m: EntityManager, refs: readonly string[], 
   await m.query(`UPDATE "optimizer"."signal_refs" SET "state" = $2, "focus_id" = $3 WHERE "ref" = ANY($1)`, [refs, state, state === 'open' ? null : focusId]);
 }
 
-/** Fills the conversation digest of refs derived before any timeline of their ticket was seen. */
-export async function fillUnknownDigests(m: EntityManager, ticketKey: string, runId: string, ticketDigest: string): Promise<void> {
+/** Fills the conversation and question digests of refs derived before any timeline of their ticket was seen. */
+export async function fillUnknownDigests(m: EntityManager, ticketKey: string, runId: string, ticketDigest: string, questionDigest: string | null): Promise<void> {
   await m.query(
-    `UPDATE "optimizer"."signal_refs" SET "source" = jsonb_set("source", '{ticketDigest}', to_jsonb($3::text)) WHERE "ticket_key" = $1 AND "source"->>'runId' = $2 AND "source"->>'ticketDigest' = 'unknown'`,
-    [ticketKey, runId, ticketDigest],
+    `UPDATE "optimizer"."signal_refs" SET "source" = "source" || jsonb_build_object('ticketDigest', $3::text, 'questionDigest', $4::text) WHERE "ticket_key" = $1 AND "source"->>'runId' = $2 AND "source"->>'ticketDigest' = 'unknown'`,
+    [ticketKey, runId, ticketDigest, questionDigest],
   );
 }

@@ -48,7 +48,7 @@ async function controlCandidates(m: EntityManager): Promise<ControlCandidate[]> 
       verdict: (v.verdict ?? 'not_compared') as ControlCandidate['verdict'],
       aiGapCount: v.aiGapCount ?? 0,
       leadingFamily: v.leadingFamily,
-      source: { runId: v.runId, answerFingerprint: v.answerFingerprint, cutoff: v.cutoff, ticketDigest: analysedDigest(timeline?.comments ?? null, v.cutoff ?? v.publishedAt), referenceComments: [] },
+      source: { runId: v.runId, answerFingerprint: v.answerFingerprint, cutoff: v.cutoff, ticketDigest: analysedDigest(timeline?.comments ?? null, v.cutoff ?? v.publishedAt), questionDigest: timeline?.questionDigest ?? null, referenceComments: [] },
     });
   }
   return out;
@@ -63,7 +63,7 @@ export async function currentSources(m: EntityManager, candidate: Pick<FocusCand
     const version = (await answerVersionsOf(m, c.ticketKey)).find((v) => v.runId === c.source.runId);
     const anchor = c.source.cutoff ?? version?.publishedAt ?? null;
     if (anchor === null) continue;
-    out.set(c.ticketKey, { ticketDigest: analysedDigest(timeline.comments, anchor), referenceComments: timeline.comments.map((x) => ({ id: x.id, bodyDigest: bodyDigest(x.body) })) });
+    out.set(c.ticketKey, { ticketDigest: analysedDigest(timeline.comments, anchor), questionDigest: timeline.questionDigest, referenceComments: timeline.comments.map((x) => ({ id: x.id, bodyDigest: bodyDigest(x.body) })) });
   }
   return out;
 }

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { CollectSignalsHandler } from '../collect-signals/collect-signals.handler';
 import { startOptimizerDb } from '../../test/optimizer-db';
 import { checkpointsOf, focusesWith } from '../persistence/focus-store';
-import { saveTimeline, signals } from '../persistence/signal-store';
+import { saveTimeline, signals, timelineOf } from '../persistence/signal-store';
 import { builtinProposer, type CandidateProposer } from '../propose-candidate/builtin-proposer';
 import { FocusController } from './focus-controller';
 import { FocusIteration, type IterationDeps } from './focus-iteration';
@@ -21,6 +21,8 @@ import type { CandidateWriter, ReplayPort, ReplayRequest, ReplayResult } from '.
  */
 
 const FP = 'f'.repeat(64);
+/** The digest of the tickets' title and description as the seeded timelines carry it. */
+const QUESTION = 'a'.repeat(64);
 const TICKETS = ['SUP-9101', 'SUP-9102', 'SUP-9103'];
 const answerFor = (leads: 'cpu' | 'locks') => ({
   customerReplyMarkdown: 'What the data shows: ...',
@@ -81,7 +83,7 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
       const runId = `run-20261201-0000000${i}-001`;
       const run = { runId, ticketKey, mode: 'read', trigger: 'initial', publishedAt: '2026-11-30T10:05:00.000Z', cutoff: '2026-11-30T10:00:00.000Z', customerReplyMarkdown: 'x', internalHandoffMarkdown: answerFor('cpu').internalHandoffMarkdown, decision: 'human_required', answerFingerprint: FP, clarificationSimulation: { required: false, requestedContext: [] } } as unknown as RunPublishedV1;
       await handler.onPublished(run, ctx());
-      const t: TicketTimelineUpdatedV1 = { ticketKey, observedAt: '2026-11-30T12:00:00.000Z', revision: 1, comments: [{ id: 'c-1', authorRole: 'customer', visibility: 'public', createdAt: '2026-11-30T09:50:00.000Z', updatedAt: '2026-11-30T09:50:00.000Z', body: 'timeouts', visibleToAi: true, feedback: null }, { id: 'c-2', authorRole: 'support', visibility: 'public', createdAt: '2026-11-30T11:00:00.000Z', updatedAt: '2026-11-30T11:00:00.000Z', body: 'row lock waits behind a long transaction', visibleToAi: false, feedback: null }] };
+      const t: TicketTimelineUpdatedV1 = { ticketKey, observedAt: '2026-11-30T12:00:00.000Z', revision: 1, comments: [{ id: 'c-1', authorRole: 'customer', visibility: 'public', createdAt: '2026-11-30T09:50:00.000Z', updatedAt: '2026-11-30T09:50:00.000Z', body: 'timeouts', visibleToAi: true, feedback: null }, { id: 'c-2', authorRole: 'support', visibility: 'public', createdAt: '2026-11-30T11:00:00.000Z', updatedAt: '2026-11-30T11:00:00.000Z', body: 'row lock waits behind a long transaction', visibleToAi: false, feedback: null }], questionDigest: QUESTION };
       await handler.onTimeline(t, ctx());
       const evaluation = { evaluationId: `ev-${i}`, revision: 1, supersedesEvaluationId: null, runId, ticketKey, answerFingerprint: FP, judgedAt: '2026-11-30T12:00:00.000Z', judgeEngine: 'rubric-judge-v3', verdict: 'human_better', abstentionCode: null, verdictReason: 'r', qualityScore: 0, aiGaps: ['named "CPU utilisation"; the customer confirmed "lock waits"'], keyDifferences: [], aiStrengths: [], internalHandoffGaps: [], targetHumanCommentIds: ['c-2'], referenceComments: [{ id: 'c-2', createdAt: '2026-11-30T11:00:00.000Z', bodyDigest: 'd'.repeat(64) }], humanAnswerMarkdown: 'locks' } as EvaluationJudgedV1;
       // The reference digest must be the body's: the judge computes it the same way.
@@ -227,13 +229,25 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const replay = new ScriptedReplay();
     const controller = new FocusController(deps(replay));
     await controller.select();
-    const edited = { ticketKey: TICKETS[0], revision: 2, comments: [{ id: 'c-1', authorRole: 'customer' as const, visibility: 'public' as const, createdAt: '2026-11-30T09:50:00.000Z', updatedAt: '2026-11-30T13:00:00.000Z', body: 'timeouts on checkout, edited', visibleToAi: true, feedback: null }], bindings: [] };
+    const edited = { ticketKey: TICKETS[0], revision: 2, comments: [{ id: 'c-1', authorRole: 'customer' as const, visibility: 'public' as const, createdAt: '2026-11-30T09:50:00.000Z', updatedAt: '2026-11-30T13:00:00.000Z', body: 'timeouts on checkout, edited', visibleToAi: true, feedback: null }], bindings: [], questionDigest: QUESTION };
     await saveTimeline(ds.manager, edited, new Date());
     expect(await controller.baseline()).toMatchObject({ outcome: 'focus_candidate_source_changed' });
     expect(replay.calls).toHaveLength(0);
     const states = Object.fromEntries((await signals(ds.manager)).map((s) => [s.ticketKey, s.state]));
     expect(states).toEqual({ [TICKETS[0]]: 'suppressed', [TICKETS[1]]: 'open', [TICKETS[2]]: 'open' });
     expect(await controller.select()).toMatchObject({ outcome: 'focus_candidate_selected' });
+  }, 60000);
+
+  it('treats an edited title or description as a changed ticket, with the comments untouched', async () => {
+    const replay = new ScriptedReplay();
+    const controller = new FocusController(deps(replay));
+    await controller.select();
+    const current = await timelineOf(ds.manager, TICKETS[1]);
+    const revision: TicketTimelineUpdatedV1 = { ticketKey: TICKETS[1], observedAt: '2026-11-30T14:00:00.000Z', revision: (current?.revision ?? 1) + 1, comments: current?.comments ?? [], questionDigest: 'b'.repeat(64) };
+    await new CollectSignalsHandler().onTimeline(revision, ctx());
+    expect(await controller.baseline()).toMatchObject({ outcome: 'focus_candidate_source_changed' });
+    const states = Object.fromEntries((await signals(ds.manager)).map((s) => [s.ticketKey, s.state]));
+    expect(states).toEqual({ [TICKETS[0]]: 'open', [TICKETS[1]]: 'suppressed', [TICKETS[2]]: 'open' });
   }, 60000);
 
   it('survives a proposer that returns garbage (one re-plan, then candidate_plan_rejected) and hands a protected path to a human', async () => {

@@ -125,7 +125,7 @@ export class TimelineCollector {
       const changed = !row || row.digest !== snapshot.digest;
       const revision = changed ? nextRevision(Number(row?.revision ?? 0), now) : Number(row.revision);
       if (changed) {
-        await uow.publish(Topics.ticketTimelineUpdated, { ticketKey: watch.ticketKey, observedAt: now.toISOString(), revision, comments: snapshot.comments });
+        await uow.publish(Topics.ticketTimelineUpdated, { ticketKey: watch.ticketKey, observedAt: now.toISOString(), revision, comments: snapshot.comments, questionDigest: snapshot.questionDigest });
         done.kind = 'published';
       }
       await uow.manager.update(

@@ -10,11 +10,12 @@ const comment = (id: string, body: string, updatedAt = '2026-11-30T10:00:00.000Z
   body,
 });
 const until = new Date('2026-11-30T11:00:00.000Z');
+const question = { title: 'Checkout slow', description: 'p99 doubled since 10:00' };
 
 describe('timeline snapshot', () => {
   it('changes its digest for a new, edited, re-scoped or deleted comment, and only then', () => {
-    const base = snapshotOf({ ticketKey: 'SUP-1', truncated: false, comments: [comment('a', 'x'), comment('b', 'y')] }, until);
-    const same = snapshotOf({ ticketKey: 'SUP-1', truncated: false, comments: [comment('a', 'x'), comment('b', 'y')] }, until);
+    const base = snapshotOf({ ticketKey: 'SUP-1', question, truncated: false, comments: [comment('a', 'x'), comment('b', 'y')] }, until);
+    const same = snapshotOf({ ticketKey: 'SUP-1', question, truncated: false, comments: [comment('a', 'x'), comment('b', 'y')] }, until);
     expect(same.digest).toBe(base.digest);
     for (const comments of [
       [comment('a', 'x'), comment('b', 'y'), comment('c', 'z')],
@@ -22,9 +23,16 @@ describe('timeline snapshot', () => {
       [comment('a', 'x'), comment('b', 'y', undefined, 'internal')],
       [comment('a', 'x')],
     ]) {
-      expect(snapshotOf({ ticketKey: 'SUP-1', truncated: false, comments }, until).digest).not.toBe(base.digest);
+      expect(snapshotOf({ ticketKey: 'SUP-1', question, truncated: false, comments }, until).digest).not.toBe(base.digest);
     }
     expect(base.comments[1]).toMatchObject({ updatedAt: '2026-11-30T10:00:00.000Z', visibleToAi: true });
+    // An edited title or description is a change too, and its own digest says which part moved.
+    for (const edited of [{ ...question, title: 'Checkout down' }, { ...question, description: 'p99 tripled since 10:00' }]) {
+      const snap = snapshotOf({ ticketKey: 'SUP-1', question: edited, truncated: false, comments: [comment('a', 'x'), comment('b', 'y')] }, until);
+      expect(snap.digest).not.toBe(base.digest);
+      expect(snap.questionDigest).not.toBe(base.questionDigest);
+    }
+    expect(base.questionDigest).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('revisions only go up, never behind the clock', () => {

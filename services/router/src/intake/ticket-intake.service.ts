@@ -4,7 +4,7 @@ import { FrozenTicketV1, RunMode, RunTrigger, TicketKey, Topics, type TicketComm
 import { PermanentError } from '@aoc/errors';
 import { timelineFeedback } from '@aoc/feedback';
 import { BUS } from '@aoc/service-host';
-import { TICKET_SOURCE, type TicketSource } from '@aoc/ticket-source';
+import { questionDigest, TICKET_SOURCE, type TicketSource } from '@aoc/ticket-source';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { z } from 'zod';
@@ -156,6 +156,7 @@ export class TicketIntakeService {
             observedAt: now.toISOString(),
             revision: now.getTime(),
             comments: timelineComments(frozen.comments, cutoff ? Date.parse(cutoff) : now.getTime()),
+            questionDigest: questionDigest(frozen),
           });
         });
         return { runId, ticketKey: ticket.key, traceId: span.spanContext().traceId, cutoff, analysisComments: ticket.comments.length, clipped };

@@ -29,6 +29,11 @@ export const TicketTimelineUpdatedV1 = z.object({
   observedAt: IsoDateTime,
   revision: z.number().int().nonnegative().describe('Monotonic per ticket; consumers ignore older revisions'),
   comments: z.array(TimelineCommentV1).max(MAX_TIMELINE_COMMENTS),
+  questionDigest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe('sha256 of the ticket title and description as the source holds them at observedAt (an edit of either changes it); absent on revisions written before it was carried'),
 });
 export type TicketTimelineUpdatedV1 = z.infer<typeof TicketTimelineUpdatedV1>;
 
