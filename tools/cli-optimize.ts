@@ -52,7 +52,7 @@ export function parseOptimizeArgs(args: readonly string[], env: Record<string, s
 export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: string; text: string; json: unknown }> {
   const { startEmbeddedPostgres } = await import('@aoc/persistence');
   const { InMemoryBroker } = await import('@aoc/bus');
-  const { createOptimizerDefinition, ScheduleConfig, FocusController, FocusIteration, proposerFromEnv, freeTextJudgeFromEnv } = await import('@aoc/service-optimizer');
+  const { createOptimizerDefinition, ScheduleConfig, FocusController, FocusIteration, proposerFromEnv, freeTextJudgeFromEnv, selectorFromEnv } = await import('@aoc/service-optimizer');
   const { startPlatform, frozenCaseFiles, localOptimizerPorts, optimizerTransact, gitCandidateWriter, freezeDeploymentCases, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
   const embedded = args.database ? null : await startEmbeddedPostgres({ dataDir: args.stateDir });
   const brokers = process.env['KAFKA_BROKERS'];
@@ -78,6 +78,7 @@ export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: st
     recordings,
     proposer: proposerFromEnv(),
     freeTextJudge: freeTextJudgeFromEnv(),
+    selector: selectorFromEnv(),
     ...(args.git ? { writer: gitCandidateWriter(args.git) } : {}),
     ...(process.env['AOC_OPTIMIZER_TIME_ZONE'] ? { timeZone: process.env['AOC_OPTIMIZER_TIME_ZONE'] } : {}),
   });

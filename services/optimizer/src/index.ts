@@ -10,5 +10,6 @@ export { FOCUS_OUTCOMES, OUTCOME_MEANING, FOCUS_LIMITS, type FocusOutcome } from
 export { signals as storedSignals } from './persistence/signal-store';
 export { Criterion, judgeCase, type JudgedAnswer } from './judge-criteria/criterion-judge';
 export { modelProposer, paretoSet, PROPOSER_INSTRUCTIONS } from './propose-candidate/model-proposer';
-export { freeTextJudgeFromEnv, proposerFromEnv } from './propose-candidate/proposer-from-env';
+export { freeTextJudgeFromEnv, proposerFromEnv, selectorFromEnv } from './propose-candidate/proposer-from-env';
+export { admitModelSelection, builtinSelector, modelSelector, type FocusSelector, type SelectionInput } from './select-focus/model-selector';
 export { modelFreeTextJudge, type FreeTextJudge } from './judge-criteria/model-criterion-judge';

@@ -48,16 +48,20 @@ const bounded = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 500)
 /** Where a statement turns to the human side ("...; the customer confirmed X", "the human answer states X"). */
 const HUMAN_SIDE = /\b(?:customer confirmed|customer says|human answer (?:states|names|says|gives)|the ticket says|it was|instead)\b/gi;
 
+/** The signature of a quality signal whose wording names no metric family (the built-in selector refuses it). */
+export const UNCLASSIFIED = 'quality:unclassified';
+
 /**
  * The narrow problem a quality statement is about: the first metric family it names (the
- * ontology's words, so "lock waits" and "blocked sessions" group together), or `unclassified`,
- * which the selector refuses as too broad.
+ * ontology's words, so "lock waits" and "blocked sessions" group together), or `UNCLASSIFIED`,
+ * which the built-in selector refuses as too broad.
  */
 export function qualitySignature(statement: string): string {
   // The side that was right: what the human (or the customer) said, not what the AI named.
   const marker = [...statement.matchAll(HUMAN_SIDE)].at(-1);
   const humanSide = marker?.index !== undefined ? statement.slice(marker.index + marker[0].length) : statement;
-  return `quality:${firstFamilyInText(humanSide) ?? firstFamilyInText(statement) ?? 'unclassified'}`;
+  const family = firstFamilyInText(humanSide) ?? firstFamilyInText(statement);
+  return family ? `quality:${family}` : UNCLASSIFIED;
 }
 
 /** Runtime identity: stage, providers and the sorted failure codes. */

@@ -1,5 +1,6 @@
 import { AgentRuntime, loadAgentRuntimeConfig } from '@aoc/agent-runtime';
 import { modelFreeTextJudge, type FreeTextJudge } from '../judge-criteria/model-criterion-judge';
+import { builtinSelector, modelSelector, type FocusSelector } from '../select-focus/model-selector';
 import { builtinProposer, type CandidateProposer } from './builtin-proposer';
 import { modelProposer } from './model-proposer';
 
@@ -13,4 +14,10 @@ export function proposerFromEnv(env: Record<string, string | undefined> = proces
 export function freeTextJudgeFromEnv(env: Record<string, string | undefined> = process.env): FreeTextJudge | undefined {
   const config = loadAgentRuntimeConfig(env, ['judge']);
   return config.judge?.engine === 'openai' ? modelFreeTextJudge(new AgentRuntime({ config })) : undefined;
+}
+
+/** The Focus selector this deployment configured: `AOC_MODEL_ENGINE_SELECTOR=openai` or the built-in grouping. */
+export function selectorFromEnv(env: Record<string, string | undefined> = process.env): FocusSelector {
+  const config = loadAgentRuntimeConfig(env, ['selector']);
+  return config.selector?.engine === 'openai' ? modelSelector(new AgentRuntime({ config })) : builtinSelector;
 }

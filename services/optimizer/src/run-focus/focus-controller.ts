@@ -5,7 +5,8 @@ import { decideBaseline, recheckSources, type CurrentSource } from '../focus/bas
 import type { FocusOutcome } from '../focus/focus-outcome';
 import { appendCheckpoint, checkpointsOf, focusesWith, focusesWithCheckpoints, moveFocus, recordRejection, rejectedGroupings, saveFocus, type Checkpoint, type FocusRow } from '../persistence/focus-store';
 import { answerVersionsOf, judgedVersions, setSignalState, signals, timelineOf } from '../persistence/signal-store';
-import { selectFocus, type ControlCandidate, type FocusCandidate } from '../select-focus/focus-selector';
+import type { ControlCandidate, FocusCandidate } from '../select-focus/focus-selector';
+import { builtinSelector, type FocusSelector, type SelectionInput } from '../select-focus/model-selector';
 import type { FreeTextJudge } from '../judge-criteria/model-criterion-judge';
 import type { DataAccess, ReplayPort, Transact } from './ports';
 import { judgeReplays, replayRequests, type JudgedReplay } from './replay-judging';
@@ -30,6 +31,8 @@ export interface ControllerDeps {
   now: () => Date;
   /** Free-text criteria through the model judge; without it they stay inconclusive. */
   freeTextJudge?: FreeTextJudge;
+  /** The Focus selector (the built-in signature grouping when absent). */
+  selector?: FocusSelector;
 }
 
 const digestOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
@@ -73,16 +76,23 @@ export class FocusController {
 
   /** Proposes one narrow problem when no Focus is active or waiting for its baseline. */
   async select(): Promise<StepResult & { candidate: FocusCandidate | null }> {
+    const busyNow = async (m: EntityManager) => [...(await focusesWith(m, 'active')), ...(await focusesWith(m, 'selected'))][0];
+    const read = await this.deps.transact(async ({ manager: m }): Promise<{ busy: FocusRow } | { input: SelectionInput }> => {
+      const busy = await busyNow(m);
+      if (busy) return { busy };
+      return { input: { signals: (await signals(m)).map((s) => ({ ...s, unavailable: s.state !== 'open' })), controls: await controlCandidates(m), rejected: await rejectedGroupings(m) } };
+    });
+    if ('busy' in read) return { outcome: 'no_focus_candidate', reason: `${read.busy.focusId} is ${read.busy.status}`, focusId: read.busy.focusId, candidate: null };
+    // The selector (possibly a model) runs outside any transaction; the write re-checks the slot.
+    const selection = await (this.deps.selector ?? builtinSelector).select(read.input);
+    if (selection.kind === 'none') return { outcome: 'no_focus_candidate', reason: selection.reason, focusId: null, candidate: null };
+    const candidate = selection.candidate;
     return this.deps.transact(async ({ manager: m }) => {
-      const busy = [...(await focusesWith(m, 'active')), ...(await focusesWith(m, 'selected'))][0];
+      const busy = await busyNow(m);
       if (busy) return { outcome: 'no_focus_candidate', reason: `${busy.focusId} is ${busy.status}`, focusId: busy.focusId, candidate: null };
-      const open = (await signals(m)).map((s) => ({ ...s, unavailable: s.state !== 'open' }));
-      const selection = selectFocus(open, await controlCandidates(m), await rejectedGroupings(m));
-      if (selection.kind === 'none') return { outcome: 'no_focus_candidate', reason: selection.reason, focusId: null, candidate: null };
-      const candidate = selection.candidate;
       const focus = await saveFocus(m, { focusId: focusIdOf(candidate), focusDigest: focusDigestOf(candidate), status: 'selected', signature: candidate.signature, candidate }, this.deps.now());
       await appendCheckpoint(m, { focusId: focus.focusId, kind: 'selection', focusDigest: focus.focusDigest, baseVersion: this.deps.data.baseVersion(), attempt: 0, candidateDigest: null, payload: candidate }, this.deps.now());
-      return { outcome: 'focus_candidate_selected', reason: candidate.problemStatement, focusId: focus.focusId, candidate };
+      return { outcome: 'focus_candidate_selected', reason: selection.note ? `${candidate.problemStatement} (${selection.note})` : candidate.problemStatement, focusId: focus.focusId, candidate };
     });
   }
 

@@ -50,7 +50,8 @@ export interface FocusCandidate {
   controls: FocusControl[];
 }
 
-export type Selection = { kind: 'candidate'; candidate: FocusCandidate } | { kind: 'none'; reason: string };
+/** `note`: how the selection came about when it is not the plain built-in grouping (a model selection refused, say). */
+export type Selection = { kind: 'candidate'; candidate: FocusCandidate; note?: string } | { kind: 'none'; reason: string };
 
 const KIND_ORDER: Record<ProblemSignalRef['kind'], number> = { explicit_feedback: 0, ai_gap: 1, key_difference: 2, runtime: 3 };
 const CONTROL_VERDICTS: ReadonlySet<Verdict> = new Set(['ai_better', 'equivalent']);
@@ -62,13 +63,13 @@ export function groupingDigest(targetRefs: readonly string[], controlTickets: re
 }
 
 /** The family a quality signature names, or null for signatures the selector refuses as broad. */
-function familyOf(signature: string): MetricFamilyId | null {
+export function familyOf(signature: string): MetricFamilyId | null {
   const m = /^quality:([a-z_]+)$/.exec(signature);
   return m && m[1] !== 'unknown' && isMetricFamilyId(m[1]) ? m[1] : null;
 }
 
 /** Blocking: the leading mechanism belongs to the family; kept alongside: that family was measured. */
-function criteriaFor(family: MetricFamilyId): { blockingCriterionId: string; criteria: Criterion[] } {
+export function criteriaFor(family: MetricFamilyId): { blockingCriterionId: string; criteria: Criterion[] } {
   const blocking: Criterion = { id: `lead-${family.replace(/_/g, '-')}`, kind: 'leading_mechanism_family', family, requiredCapabilities: ['provider_evidence'] };
   const queried: Criterion = { id: `queried-${family.replace(/_/g, '-')}`, kind: 'evidence_family_queried', family, requiredCapabilities: [] };
   return { blockingCriterionId: blocking.id, criteria: [blocking, queried] };
@@ -86,10 +87,19 @@ function targetsOf(signals: readonly SelectableSignal[]): FocusTarget[] {
     .map((s) => ({ ticketKey: s.ticketKey, ref: s.ref, source: s.source, statement: s.statement }));
 }
 
+/** A control is an answer as good as the human's, without gaps, leading with the Focus family, on a ticket that is not a target. */
+export function isControlFor(family: string, c: ControlCandidate, targets: readonly FocusTarget[]): boolean {
+  return CONTROL_VERDICTS.has(c.verdict) && c.aiGapCount === 0 && c.leadingFamily === family && !targets.some((t) => t.ticketKey === c.ticketKey);
+}
+
+/** The problem statement of a Focus on one family (deterministic: no model text reaches the Focus). */
+export function problemStatementFor(family: MetricFamilyId, targets: number): string {
+  return `On ${targets} tickets the human answer attributes the incident to ${familyLabel(family)} and the published answer leads with something else.`;
+}
+
 function controlsOf(family: string, candidates: readonly ControlCandidate[], targets: readonly FocusTarget[]): FocusControl[] {
-  const taken = new Set(targets.map((t) => t.ticketKey));
   return candidates
-    .filter((c) => CONTROL_VERDICTS.has(c.verdict) && c.aiGapCount === 0 && c.leadingFamily === family && !taken.has(c.ticketKey))
+    .filter((c) => isControlFor(family, c, targets))
     .sort((a, b) => a.ticketKey.localeCompare(b.ticketKey))
     .slice(0, FOCUS_LIMITS.maxControls)
     .map((c) => ({ ticketKey: c.ticketKey, source: c.source }));
@@ -119,7 +129,7 @@ export function selectFocus(signals: readonly SelectableSignal[], controls: read
     proposals.push({
       groupingDigest: digest,
       signature,
-      problemStatement: `On ${targets.length} tickets the human answer attributes the incident to ${familyLabel(family)} and the published answer leads with something else.`,
+      problemStatement: problemStatementFor(family, targets.length),
       ...criteriaFor(family),
       targets,
       controls: chosenControls,

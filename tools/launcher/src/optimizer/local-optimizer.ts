@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtinProposer, localDataAccess, type CandidateProposer, type CandidateWriter, type FreeTextJudge, type IterationDeps, type Transact } from '@aoc/service-optimizer';
+import { builtinProposer, localDataAccess, type CandidateProposer, type CandidateWriter, type FocusSelector, type FreeTextJudge, type IterationDeps, type Transact } from '@aoc/service-optimizer';
 import type { Platform } from '../embedded-platform';
 import { childReplayPort } from './child-replay';
 
@@ -22,6 +22,7 @@ export interface LocalOptimizerOptions {
   writer?: CandidateWriter;
   proposer?: CandidateProposer;
   freeTextJudge?: FreeTextJudge;
+  selector?: FocusSelector;
   timeZone?: string;
 }
 
@@ -33,6 +34,7 @@ export function localOptimizerPorts(options: LocalOptimizerOptions): Omit<Iterat
     now: () => new Date(),
     proposer: options.proposer ?? builtinProposer,
     ...(options.freeTextJudge ? { freeTextJudge: options.freeTextJudge } : {}),
+    ...(options.selector ? { selector: options.selector } : {}),
     writer: options.writer ?? { write: () => Promise.resolve(null) },
     timeZone: options.timeZone ?? 'Asia/Shanghai',
   };
