@@ -81,6 +81,23 @@ describe('collect signals (embedded Postgres)', () => {
     expect(all.find((s) => s.kind === 'explicit_feedback')?.source.referenceComments).toEqual([{ id: 'c-3', bodyDigest: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
   }, 60000);
 
+  it('parks an execution record that arrives before its run.published, and derives its runtime signal when the answer is known', async () => {
+    const run = { ...published, runId: 'run-20261120-aaaaaaaa-003', ticketKey: 'SUP-7003' } as RunPublishedV1;
+    const record = { runId: run.runId, ticketKey: 'SUP-7003', responseGeneration: { status: 'succeeded', engine: 'builtin' }, evidenceAcquisition: { status: 'failed', capability: 'none', providers: ['prometheus'] }, failureCodes: ['PROVIDER.TIMEOUT'] } as unknown as RunExecutionRecordedV1;
+    await handler.onExecution(record, ctx());
+    await handler.onExecution(record, ctx());
+    expect(await signals(ds.manager, { ticketKey: 'SUP-7003' })).toEqual([]);
+    await handler.onPublished(run, ctx());
+    const derived = await signals(ds.manager, { ticketKey: 'SUP-7003' });
+    expect(derived.map((s) => [s.kind, s.signature, s.coverage])).toEqual([['runtime', 'runtime:evidence:prometheus:PROVIDER.TIMEOUT', 'failed']]);
+    expect(derived[0].source).toMatchObject({ runId: run.runId, answerFingerprint: FP });
+    // Nothing is left parked, and a redelivery of either message changes nothing.
+    expect(await ds.query(`SELECT * FROM "optimizer"."parked_executions" WHERE "run_id" = $1`, [run.runId])).toEqual([]);
+    await handler.onPublished(run, ctx());
+    await handler.onExecution(record, ctx());
+    expect((await signals(ds.manager, { ticketKey: 'SUP-7003' })).map((s) => s.ref)).toEqual(derived.map((s) => s.ref));
+  }, 60000);
+
   it('fills the conversation digest of a ref judged before its ticket\'s first timeline arrived', async () => {
     const run = { ...published, runId: 'run-20261120-aaaaaaaa-002', ticketKey: 'SUP-7002' } as RunPublishedV1;
     await handler.onPublished(run, ctx());

@@ -4,7 +4,7 @@ import { bindFeedback } from '@aoc/feedback';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { leadingFamilyOf } from '../judge-criteria/criterion-judge';
-import { answerVersionsOf, fillUnknownDigests, saveAnswerVersion, saveBindings, saveTimeline, saveVerdict, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
+import { answerVersionsOf, fillUnknownDigests, parkExecution, saveAnswerVersion, saveBindings, saveTimeline, saveVerdict, takeParkedExecution, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
 import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtimeSignals, type SignalSource } from './signal-refs';
 
 /**
@@ -29,6 +29,9 @@ export class CollectSignalsHandler {
     // An /ao written before this answer was known may bind to it now.
     const timeline = await timelineOf(ctx.manager, run.ticketKey);
     if (timeline) await this.rebind(ctx.manager, timeline, new Date());
+    // So may an execution record that arrived first.
+    const parked = await takeParkedExecution(ctx.manager, run.runId);
+    if (parked) await this.onExecution(parked, ctx);
   }
 
   async onTimeline(timeline: TicketTimelineUpdatedV1, ctx: HandlerContext): Promise<void> {
@@ -48,8 +51,8 @@ export class CollectSignalsHandler {
 
   async onExecution(record: RunExecutionRecordedV1, ctx: HandlerContext): Promise<void> {
     const version = (await answerVersionsOf(ctx.manager, record.ticketKey)).find((v) => v.runId === record.runId) ?? null;
-    // The router records execution after publication; without the answer version the signal has no source to bind.
-    if (!version) return;
+    // Without the answer version the signal has no source to bind yet: parked until run.published.
+    if (!version) return parkExecution(ctx.manager, record, new Date());
     const timeline = await timelineOf(ctx.manager, record.ticketKey);
     await upsertSignals(ctx.manager, runtimeSignals(record, this.source(record.runId, version.answerFingerprint, version, timeline, [])), new Date());
   }

@@ -76,7 +76,8 @@ export async function focusesWithCheckpoints(m: EntityManager): Promise<{ focus:
  * replica moved it). Making a second Focus active fails on the one-active index.
  */
 export async function moveFocus(m: EntityManager, focusId: string, from: FocusStatus, to: FocusStatus, at: Date): Promise<boolean> {
-  const rows: unknown[] = await m.query(`UPDATE "optimizer"."focuses" SET "status" = $3, "updated_at" = $4 WHERE "focus_id" = $1 AND "status" = $2 RETURNING "focus_id"`, [focusId, from, to, at]);
+  // Through a CTE: TypeORM returns [rows, count] for a bare UPDATE, plain rows for a SELECT.
+  const rows: unknown[] = await m.query(`WITH moved AS (UPDATE "optimizer"."focuses" SET "status" = $3, "updated_at" = $4 WHERE "focus_id" = $1 AND "status" = $2 RETURNING "focus_id") SELECT "focus_id" FROM moved`, [focusId, from, to, at]);
   return rows.length > 0;
 }
 

@@ -1,4 +1,4 @@
-import type { TimelineCommentV1 } from '@aoc/contracts';
+import type { RunExecutionRecordedV1, TimelineCommentV1 } from '@aoc/contracts';
 import type { FeedbackBinding } from '@aoc/feedback';
 import type { EntityManager } from 'typeorm';
 import type { ProblemSignalRef, SignalSource } from '../collect-signals/signal-refs';
@@ -157,4 +157,16 @@ export async function fillUnknownDigests(m: EntityManager, ticketKey: string, ru
     `UPDATE "optimizer"."signal_refs" SET "source" = "source" || jsonb_build_object('ticketDigest', $3::text, 'questionDigest', $4::text) WHERE "ticket_key" = $1 AND "source"->>'runId' = $2 AND "source"->>'ticketDigest' = 'unknown'`,
     [ticketKey, runId, ticketDigest, questionDigest],
   );
+}
+
+/** Keeps an execution record whose answer version is not known yet (a redelivery keeps the first). */
+export async function parkExecution(m: EntityManager, record: RunExecutionRecordedV1, at: Date): Promise<void> {
+  await m.query(`INSERT INTO "optimizer"."parked_executions" ("run_id", "ticket_key", "record", "parked_at") VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT ("run_id") DO NOTHING`, [record.runId, record.ticketKey, JSON.stringify(record), at]);
+}
+
+/** Takes the parked execution record of a run, if any (deleted in the same transaction). */
+export async function takeParkedExecution(m: EntityManager, runId: string): Promise<RunExecutionRecordedV1 | null> {
+  // Through a CTE: TypeORM returns [rows, count] for a bare DELETE, plain rows for a SELECT.
+  const rows: { record: unknown }[] = await m.query(`WITH taken AS (DELETE FROM "optimizer"."parked_executions" WHERE "run_id" = $1 RETURNING "record") SELECT "record" FROM taken`, [runId]);
+  return rows[0] ? jsonValue<RunExecutionRecordedV1>(rows[0].record) : null;
 }

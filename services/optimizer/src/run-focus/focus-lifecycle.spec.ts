@@ -3,7 +3,7 @@ import { OptimizerCandidateEnqueuedV2, type EvaluationJudgedV1, type RunPublishe
 import type { DataSource } from 'typeorm';
 import { CollectSignalsHandler } from '../collect-signals/collect-signals.handler';
 import { startOptimizerDb } from '../../test/optimizer-db';
-import { checkpointsOf, focusesWith } from '../persistence/focus-store';
+import { checkpointsOf, focusesWith, moveFocus } from '../persistence/focus-store';
 import { saveTimeline, signals, timelineOf } from '../persistence/signal-store';
 import { builtinProposer, type CandidateProposer } from '../propose-candidate/builtin-proposer';
 import { FocusController } from './focus-controller';
@@ -184,6 +184,9 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const handoff = await iteration.iterate();
     expect(handoff).toMatchObject({ outcome: 'focus_human_handoff', reason: expect.stringContaining('insufficient_unblocked_targets') });
     expect((await focusesWith(ds.manager, 'human_handoff')).map((f) => f.focusId)).toEqual([handoff.focusId]);
+    // A second mover (another replica) finds it no longer active.
+    expect(await moveFocus(ds.manager, handoff.focusId ?? '', 'active', 'retired', new Date())).toBe(false);
+    expect(await moveFocus(ds.manager, handoff.focusId ?? '', 'human_handoff', 'human_handoff', new Date())).toBe(true);
   }, 60000);
 
   it('resumes after a crash between challenger and gate without replaying the challenger again', async () => {
