@@ -1,4 +1,4 @@
-import { familiesInText } from '@aoc/metric-ontology';
+import { familiesInText, METRIC_FAMILIES } from '@aoc/metric-ontology';
 import { candidateDigest, readPointer, type CandidateDiff, type DataManifest, type Tunable } from '@aoc/versioned-data';
 import { familiesCounting } from '../judge-criteria/criterion-judge';
 
@@ -120,11 +120,16 @@ function wordProposals(l: Located, input: ProposerInput): CandidateDiff[] {
   const wanted = familiesCounting(input.wantedFamily);
   const spoken = ticketWordsFor(wanted, input.ticketTexts ?? []);
   const entries = l.current !== null && typeof l.current === 'object' ? (l.current as Record<string, Record<string, unknown>>) : {};
-  const out: CandidateDiff[] = [];
-  for (const [id, entry] of Object.entries(entries)) {
+  const familyWords = METRIC_FAMILIES.filter((f) => wanted.includes(f.id)).flatMap((f) => f.words);
+  const reaching = Object.entries(entries).flatMap(([id, entry]) => {
     const families = ([] as unknown[]).concat(entry[familiesKey] ?? []);
     const words = Array.isArray(entry[wordsKey]) ? (entry[wordsKey] as unknown[]).filter((w): w is string => typeof w === 'string') : null;
-    if (!words || !families.some((f) => typeof f === 'string' && wanted.includes(f))) continue;
+    if (!words || !families.some((f) => typeof f === 'string' && wanted.includes(f))) return [];
+    // The entry whose words already speak of the family most is the one about it (cpu-saturation before hotspot).
+    return [{ id, words, affinity: familyWords.filter((w) => covered(words, w)).length }];
+  });
+  const out: CandidateDiff[] = [];
+  for (const { id, words } of reaching.sort((a, b) => b.affinity - a.affinity)) {
     for (const [word, n] of spoken) {
       if (covered(words, word)) continue;
       out.push(edit(l.path, `${pointer}/${id}/${wordsKey}`, [...words, word], `${n} failing ticket(s) say "${word}", a word for ${input.wantedFamily}: let it select ${id}`));
