@@ -4,7 +4,7 @@ import { bindFeedback } from '@aoc/feedback';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { leadingFamilyOf } from '../judge-criteria/criterion-judge';
-import { answerVersionsOf, fillUnknownDigests, parkExecution, saveAnswerVersion, saveBindings, saveTimeline, saveVerdict, takeParkedExecution, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
+import { answerVersionsOf, fillUnknownDigests, lockRun, parkExecution, saveAnswerVersion, saveBindings, saveTimeline, saveVerdict, takeParkedExecution, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
 import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtimeSignals, type SignalSource } from './signal-refs';
 
 /**
@@ -16,6 +16,7 @@ import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtime
 @Injectable()
 export class CollectSignalsHandler {
   async onPublished(run: RunPublishedV1, ctx: HandlerContext): Promise<void> {
+    await lockRun(ctx.manager, run.runId);
     await saveAnswerVersion(ctx.manager, {
       runId: run.runId,
       ticketKey: run.ticketKey,
@@ -31,7 +32,7 @@ export class CollectSignalsHandler {
     if (timeline) await this.rebind(ctx.manager, timeline, new Date());
     // So may an execution record that arrived first.
     const parked = await takeParkedExecution(ctx.manager, run.runId);
-    if (parked) await this.onExecution(parked, ctx);
+    if (parked) await this.deriveRuntime(parked, ctx.manager);
   }
 
   async onTimeline(timeline: TicketTimelineUpdatedV1, ctx: HandlerContext): Promise<void> {
@@ -50,11 +51,18 @@ export class CollectSignalsHandler {
   }
 
   async onExecution(record: RunExecutionRecordedV1, ctx: HandlerContext): Promise<void> {
-    const version = (await answerVersionsOf(ctx.manager, record.ticketKey)).find((v) => v.runId === record.runId) ?? null;
+    await lockRun(ctx.manager, record.runId);
     // Without the answer version the signal has no source to bind yet: parked until run.published.
-    if (!version) return parkExecution(ctx.manager, record, new Date());
-    const timeline = await timelineOf(ctx.manager, record.ticketKey);
-    await upsertSignals(ctx.manager, runtimeSignals(record, this.source(record.runId, version.answerFingerprint, version, timeline, [])), new Date());
+    if (!(await this.deriveRuntime(record, ctx.manager))) await parkExecution(ctx.manager, record, new Date());
+  }
+
+  /** Runtime signals of an execution record whose answer version is known; false when it is not (yet). */
+  private async deriveRuntime(record: RunExecutionRecordedV1, m: EntityManager): Promise<boolean> {
+    const version = (await answerVersionsOf(m, record.ticketKey)).find((v) => v.runId === record.runId) ?? null;
+    if (!version) return false;
+    const timeline = await timelineOf(m, record.ticketKey);
+    await upsertSignals(m, runtimeSignals(record, this.source(record.runId, version.answerFingerprint, version, timeline, [])), new Date());
+    return true;
   }
 
   /** Binds the timeline's /ao to the known answer versions and derives their feedback signals. */

@@ -85,18 +85,23 @@ export function reproducibility(cases: readonly ReplayedCase[], blockingCriterio
   return { kind: 'inconclusive', confirmedGaps };
 }
 
-export type CaseBlockers = { kind: 'none' } | { kind: 'blocked'; newly: string[]; all: string[] } | { kind: 'insufficient'; all: string[] };
+export type CaseBlockers =
+  | { kind: 'none' }
+  | { kind: 'blocked'; newly: string[]; all: string[] }
+  | { kind: 'insufficient'; all: string[] }
+  | { kind: 'wide'; failed: string[] };
 
 /**
  * Case blockers of an active Focus on one base version. A target that alone fails to execute (the
- * others ran) is a blocker: it is recorded, left out of the proposal, challenger and gate on this
- * base, and never counts as met. Failures of half the targets or more are not blockers but an
- * inconclusive evaluation. Too few unblocked targets left means a human takes over.
+ * others ran) is a blocker: it is recorded, left out of reproducibility, proposal, challenger and
+ * gate on this base, and never counts as met. Failures of half the targets or more are not
+ * blockers but an evaluation that could not be done (`wide`). Too few unblocked targets left means
+ * a human takes over.
  */
 export function caseBlockers(cases: readonly ReplayedCase[], recorded: readonly string[]): CaseBlockers {
   const targets = cases.filter((c) => c.role === 'target');
   const failed = targets.filter((t) => !t.executed).map((t) => t.caseId);
-  if (failed.length * 2 >= targets.length) return { kind: 'none' };
+  if (failed.length > 0 && failed.length * 2 >= targets.length) return { kind: 'wide', failed };
   const all = [...new Set([...recorded.filter((id) => targets.some((t) => t.caseId === id)), ...failed])];
   if (all.length === 0) return { kind: 'none' };
   if (targets.length - all.length < FOCUS_LIMITS.minTargets) return { kind: 'insufficient', all };

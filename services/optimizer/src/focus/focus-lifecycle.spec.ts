@@ -58,8 +58,9 @@ describe('Focus baseline', () => {
     expect(caseBlockers(failedC, ['C'])).toEqual({ kind: 'blocked', newly: [], all: ['C'] });
     expect(caseBlockers([target('A', 'gap'), target('B', 'gap'), target('C', 'gap')], ['C'])).toEqual({ kind: 'blocked', newly: [], all: ['C'] });
     expect(caseBlockers([target('A', 'gap'), target('B', 'gap', 'met', false), target('C', 'gap')], ['C'])).toEqual({ kind: 'insufficient', all: ['C', 'B'] });
-    // Half the targets failing is not a blocker but an evaluation that could not be done.
-    expect(caseBlockers([target('A', 'gap'), target('B', 'gap', 'met', false)], [])).toEqual({ kind: 'none' });
+    // Half the targets failing is not a blocker but an evaluation that could not be done, even with two gaps confirmed.
+    expect(caseBlockers([target('A', 'gap'), target('B', 'gap', 'met', false)], [])).toEqual({ kind: 'wide', failed: ['B'] });
+    expect(caseBlockers([target('A', 'gap'), target('B', 'gap'), target('C', 'gap', 'met', false), target('D', 'met', 'met', false)], ['A'])).toEqual({ kind: 'wide', failed: ['C', 'D'] });
     expect(caseBlockers([target('A', 'gap'), target('B', 'gap'), control('X', 'gap')], ['Z'])).toEqual({ kind: 'none' });
   });
 });

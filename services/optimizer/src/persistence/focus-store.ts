@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { FocusCandidate } from '../select-focus/focus-selector';
+import { targetSetKey, type FocusCandidate } from '../select-focus/focus-selector';
 import { isoValue, jsonValue } from './row-values';
 
 /**
@@ -81,6 +81,18 @@ export async function moveFocus(m: EntityManager, focusId: string, from: FocusSt
   return rows.length > 0;
 }
 
+/** Another optimizer run moved the Focus first: the transaction that found out rolls back. */
+export class FocusMovedError extends Error {
+  constructor(readonly focusId: string, readonly from: FocusStatus) {
+    super(`${focusId} is no longer ${from}: another optimizer run moved it first`);
+  }
+}
+
+/** `moveFocus` inside a transaction that must not go on when the move was lost (it throws `FocusMovedError`). */
+export async function mustMoveFocus(m: EntityManager, focusId: string, from: FocusStatus, to: FocusStatus, at: Date): Promise<void> {
+  if (!(await moveFocus(m, focusId, from, to, at))) throw new FocusMovedError(focusId, from);
+}
+
 /** Appends a checkpoint unless the same step is already recorded; returns the stored one either way. */
 export async function appendCheckpoint<P>(m: EntityManager, c: Omit<Checkpoint<P>, 'seq' | 'createdAt'>, at: Date): Promise<Checkpoint<P>> {
   // A concurrent append may take the same sequence number: try again with the next one.
@@ -135,6 +147,12 @@ export async function recordRejection(m: EntityManager, candidate: FocusCandidat
     `INSERT INTO "optimizer"."focus_rejections" ("grouping_digest", "signature", "outcome", "reason", "candidate", "baseline", "rejected_at") VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7) ON CONFLICT ("grouping_digest") DO NOTHING`,
     [candidate.groupingDigest, candidate.signature, outcome, reason.slice(0, 1000), JSON.stringify(candidate), JSON.stringify(baseline ?? null), at],
   );
+}
+
+/** The target-ref sets of rejected groupings (`targetSetKey`), whatever their controls. */
+export async function rejectedTargetSets(m: EntityManager): Promise<Set<string>> {
+  const rows: { refs: string[] | null }[] = await m.query(`SELECT ARRAY(SELECT t->>'ref' FROM jsonb_array_elements("candidate"->'targets') t) AS "refs" FROM "optimizer"."focus_rejections"`);
+  return new Set(rows.map((r) => targetSetKey(r.refs ?? [])));
 }
 
 export async function rejectedGroupings(m: EntityManager): Promise<Set<string>> {

@@ -92,11 +92,14 @@ export async function timelineOf(m: EntityManager, ticketKey: string): Promise<T
   return r ? { ticketKey, revision: Number(r['revision']), comments: jsonValue<TimelineCommentV1[]>(r['comments']), bindings: jsonValue<FeedbackBinding[]>(r['bindings']), questionDigest: (r['question_digest'] as string | null) ?? null } : null;
 }
 
-/** Keeps the newest revision only; returns false when the given one is not newer than what is stored. */
+/**
+ * Keeps the newest revision only; returns false when the given one is not newer than what is
+ * stored. A revision without a question digest (an older router) keeps the stored one.
+ */
 export async function saveTimeline(m: EntityManager, t: TimelineRow, at: Date): Promise<boolean> {
   const rows: unknown[] = await m.query(
     `INSERT INTO "optimizer"."ticket_timelines" ("ticket_key", "revision", "comments", "bindings", "observed_at", "question_digest") VALUES ($1, $2, $3::jsonb, $4::jsonb, $5, $6)
-     ON CONFLICT ("ticket_key") DO UPDATE SET "revision" = excluded."revision", "comments" = excluded."comments", "bindings" = excluded."bindings", "observed_at" = excluded."observed_at", "question_digest" = excluded."question_digest"
+     ON CONFLICT ("ticket_key") DO UPDATE SET "revision" = excluded."revision", "comments" = excluded."comments", "bindings" = excluded."bindings", "observed_at" = excluded."observed_at", "question_digest" = COALESCE(excluded."question_digest", "ticket_timelines"."question_digest")
      WHERE "ticket_timelines"."revision" < excluded."revision" RETURNING "ticket_key"`,
     [t.ticketKey, t.revision, JSON.stringify(t.comments), JSON.stringify(t.bindings), at, t.questionDigest],
   );
@@ -157,6 +160,15 @@ export async function fillUnknownDigests(m: EntityManager, ticketKey: string, ru
     `UPDATE "optimizer"."signal_refs" SET "source" = "source" || jsonb_build_object('ticketDigest', $3::text, 'questionDigest', $4::text) WHERE "ticket_key" = $1 AND "source"->>'runId' = $2 AND "source"->>'ticketDigest' = 'unknown'`,
     [ticketKey, runId, ticketDigest, questionDigest],
   );
+}
+
+/**
+ * Serialises the handlers of one run within their transactions: run.published and
+ * run.execution-recorded arrive together on different partitions, and without the lock an
+ * execution could be parked just after the publication looked for it (and stay parked).
+ */
+export async function lockRun(m: EntityManager, runId: string): Promise<void> {
+  await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`optimizer-run:${runId}`]);
 }
 
 /** Keeps an execution record whose answer version is not known yet (a redelivery keeps the first). */

@@ -53,6 +53,12 @@ describe('built-in proposer: signal words', () => {
     expect(forCpu.every((d) => !d.edits[0].pointer.includes('lock-contention'))).toBe(true);
   });
 
+  it('proposes the prefix form where the ticket inflects the word, so the router matches what the ticket says', () => {
+    const diffs = wordEdits(builtinProposals(input({ wantedFamily: 'cpu', ledFamilies: [], ticketTexts: ['All VCPUs pegged since noon'], wantedQueried: false })));
+    expect(diffs[0].edits[0]).toMatchObject({ pointer: '/scenarios/cpu-saturation/signals', value: expect.arrayContaining(['vcpu*']) });
+    expect(diffs.flatMap((d) => d.edits[0].value as string[])).not.toContain('vcpu');
+  });
+
   it('never repeats a tried candidate', () => {
     const read = dataWithLockSignals(['deadlock*']);
     const once = builtinProposals(input({ read, ticketTexts: texts, wantedQueried: false }));

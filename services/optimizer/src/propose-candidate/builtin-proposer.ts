@@ -103,12 +103,20 @@ function covered(signals: readonly string[], phrase: string): boolean {
   });
 }
 
-/** The wanted families' ontology words the failing tickets use, by how many tickets use each. */
+/**
+ * The wanted families' ontology words the failing tickets use, as signals that match those
+ * tickets (whole words; the prefix form `word*` where the ticket inflects it, "vcpus"), by how
+ * many tickets each matches.
+ */
 function ticketWordsFor(wanted: readonly string[], texts: readonly string[]): [string, number][] {
+  const lowered = texts.map((t) => t.toLowerCase());
   const counts = new Map<string, number>();
-  for (const text of texts) {
+  for (const text of lowered) {
     const words = new Set(familiesInText(text).filter((m) => wanted.includes(m.family)).flatMap((m) => m.words));
-    for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const w of words) {
+      const form = [w, `${w}*`].find((f) => covered([f], text));
+      if (form) counts.set(form, (counts.get(form) ?? 0) + 1);
+    }
   }
   return [...counts].sort((a, b) => b[1] - a[1] || b[0].length - a[0].length || a[0].localeCompare(b[0]));
 }
@@ -131,7 +139,7 @@ function wordProposals(l: Located, input: ProposerInput): CandidateDiff[] {
   const out: CandidateDiff[] = [];
   for (const { id, words } of reaching.sort((a, b) => b.affinity - a.affinity)) {
     for (const [word, n] of spoken) {
-      if (covered(words, word)) continue;
+      if (covered(words, word.replace(/\*$/, ''))) continue;
       out.push(edit(l.path, `${pointer}/${id}/${wordsKey}`, [...words, word], `${n} failing ticket(s) say "${word}", a word for ${input.wantedFamily}: let it select ${id}`));
     }
   }

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { analysedDigest, bodyDigest } from '../collect-signals/signal-refs';
 import { decideBaseline, recheckSources, type CurrentSource } from '../focus/baseline';
 import type { FocusOutcome } from '../focus/focus-outcome';
-import { appendCheckpoint, checkpointsOf, focusesWith, focusesWithCheckpoints, moveFocus, recordRejection, rejectedGroupings, saveFocus, type Checkpoint, type FocusRow } from '../persistence/focus-store';
+import { appendCheckpoint, checkpointsOf, focusesWith, focusesWithCheckpoints, FocusMovedError, mustMoveFocus, recordRejection, rejectedGroupings, rejectedTargetSets, saveFocus, type Checkpoint, type FocusRow } from '../persistence/focus-store';
 import { answerVersionsOf, judgedVersions, setSignalState, signals, timelineOf } from '../persistence/signal-store';
 import type { ControlCandidate, FocusCandidate } from '../select-focus/focus-selector';
 import { builtinSelector, type FocusSelector, type SelectionInput } from '../select-focus/model-selector';
@@ -80,7 +80,7 @@ export class FocusController {
     const read = await this.deps.transact(async ({ manager: m }): Promise<{ busy: FocusRow } | { input: SelectionInput }> => {
       const busy = await busyNow(m);
       if (busy) return { busy };
-      return { input: { signals: (await signals(m)).map((s) => ({ ...s, unavailable: s.state !== 'open' })), controls: await controlCandidates(m), rejected: await rejectedGroupings(m) } };
+      return { input: { signals: (await signals(m)).map((s) => ({ ...s, unavailable: s.state !== 'open' })), controls: await controlCandidates(m), rejected: await rejectedGroupings(m), rejectedTargets: await rejectedTargetSets(m) } };
     });
     if ('busy' in read) return { outcome: 'no_focus_candidate', reason: `${read.busy.focusId} is ${read.busy.status}`, focusId: read.busy.focusId, candidate: null };
     // The selector (possibly a model) runs outside any transaction; the write re-checks the slot.
@@ -90,14 +90,27 @@ export class FocusController {
     return this.deps.transact(async ({ manager: m }) => {
       const busy = await busyNow(m);
       if (busy) return { outcome: 'no_focus_candidate', reason: `${busy.focusId} is ${busy.status}`, focusId: busy.focusId, candidate: null };
+      // Refs consumed or suppressed while the selector ran make the choice stale.
+      const open = new Set((await signals(m, { state: 'open' })).map((s) => s.ref));
+      const stale = candidate.targets.filter((t) => !open.has(t.ref)).map((t) => t.ref);
+      if (stale.length > 0) return { outcome: 'no_focus_candidate', reason: `${stale.join(', ')} stopped being open while the selector ran`, focusId: null, candidate: null };
       const focus = await saveFocus(m, { focusId: focusIdOf(candidate), focusDigest: focusDigestOf(candidate), status: 'selected', signature: candidate.signature, candidate }, this.deps.now());
       await appendCheckpoint(m, { focusId: focus.focusId, kind: 'selection', focusDigest: focus.focusDigest, baseVersion: this.deps.data.baseVersion(), attempt: 0, candidateDigest: null, payload: candidate }, this.deps.now());
       return { outcome: 'focus_candidate_selected', reason: selection.note ? `${candidate.problemStatement} (${selection.note})` : candidate.problemStatement, focusId: focus.focusId, candidate };
     });
   }
 
-  /** The creation baseline of the selected candidate. */
+  /** The creation baseline of the selected candidate; a Focus another run moved first ends it as `run_in_progress`. */
   async baseline(): Promise<StepResult> {
+    try {
+      return await this.baselineOnce();
+    } catch (error) {
+      if (error instanceof FocusMovedError) return { outcome: 'run_in_progress', reason: error.message, focusId: error.focusId };
+      throw error;
+    }
+  }
+
+  private async baselineOnce(): Promise<StepResult> {
     const selected = await this.deps.transact(async ({ manager: m }) => (await focusesWith(m, 'selected'))[0] ?? null);
     if (!selected) return { outcome: 'no_focus_candidate', reason: 'no selected candidate waits for its baseline', focusId: null };
     const candidate = selected.candidate;
@@ -106,7 +119,7 @@ export class FocusController {
       await this.deps.transact(async ({ manager: m }) => {
         await setSignalState(m, check.changedRefs, 'suppressed', selected.focusId);
         await recordRejection(m, candidate, 'focus_candidate_source_changed', `changed: ${check.changedRefs.join(', ')}`, null, this.deps.now());
-        await moveFocus(m, selected.focusId, 'selected', 'source_changed', this.deps.now());
+        await mustMoveFocus(m, selected.focusId, 'selected', 'source_changed', this.deps.now());
       });
       return { outcome: 'focus_candidate_source_changed', reason: `${check.changedRefs.length} target(s) changed since selection; ${check.releasedRefs.length} ref(s) released`, focusId: selected.focusId };
     }
@@ -118,13 +131,13 @@ export class FocusController {
       await appendCheckpoint(m, { focusId: selected.focusId, kind: 'baseline', focusDigest: selected.focusDigest, baseVersion: base, attempt: 0, candidateDigest: null, payload: { cases, decision, droppedControls: check.droppedControls } }, this.deps.now());
       if (decision.outcome === 'focus_candidate_rejected') {
         await recordRejection(m, candidate, decision.outcome, decision.reason, { cases }, this.deps.now());
-        await moveFocus(m, selected.focusId, 'selected', 'rejected', this.deps.now());
+        await mustMoveFocus(m, selected.focusId, 'selected', 'rejected', this.deps.now());
         return { outcome: decision.outcome, reason: decision.reason, focusId: selected.focusId };
       }
       // The one-active index refuses a second active Focus (another replica got there first).
       const active = await m.query(`SELECT 1 FROM "optimizer"."focuses" WHERE "status" = 'active'`);
       if ((active as unknown[]).length > 0) return { outcome: 'no_focus_candidate', reason: 'another Focus became active first', focusId: selected.focusId };
-      await moveFocus(m, selected.focusId, 'selected', 'active', this.deps.now());
+      await mustMoveFocus(m, selected.focusId, 'selected', 'active', this.deps.now());
       await setSignalState(
         m,
         candidate.targets.map((t) => t.ref),

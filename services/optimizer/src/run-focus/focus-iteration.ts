@@ -3,7 +3,7 @@ import { candidateDigest, checkCandidate, type CandidateDiff } from '@aoc/versio
 import { caseBlockers, recheckSources, reproducibility } from '../focus/baseline';
 import { candidateGate, type GateResult } from '../focus/candidate-gate';
 import { attemptsStartedToday, FOCUS_LIMITS, shouldRetire, type AttemptRecord } from '../focus/focus-outcome';
-import { appendCheckpoint, checkpointsOf, focusesWith, moveFocus, releaseLease, takeLease, type Checkpoint, type FocusRow } from '../persistence/focus-store';
+import { appendCheckpoint, checkpointsOf, focusesWith, FocusMovedError, mustMoveFocus, releaseLease, takeLease, type Checkpoint, type FocusRow } from '../persistence/focus-store';
 import { setSignalState } from '../persistence/signal-store';
 import { familiesCounting } from '../judge-criteria/criterion-judge';
 import type { CandidateProposer, ProposerInput, TriedCandidate } from '../propose-candidate/builtin-proposer';
@@ -65,6 +65,10 @@ export class FocusIteration {
     if (!taken) return { outcome: 'run_in_progress', reason: 'another optimizer run holds the lease', focusId: null };
     try {
       return await this.iterateOnce();
+    } catch (error) {
+      // A lease that expired under a slow attempt: the other holder moved the Focus; this run's last transaction rolled back.
+      if (error instanceof FocusMovedError) return { outcome: 'run_in_progress', reason: error.message, focusId: error.focusId };
+      throw error;
     } finally {
       await this.deps.transact(({ manager: m }) => releaseLease(m, LEASE, owner));
     }
@@ -112,7 +116,7 @@ export class FocusIteration {
     await this.deps.transact(async ({ manager: m }) => {
       await setSignalState(m, release, 'open');
       await setSignalState(m, suppress, 'suppressed', focus.focusId);
-      await moveFocus(m, focus.focusId, 'active', status, this.deps.now());
+      await mustMoveFocus(m, focus.focusId, 'active', status, this.deps.now());
     });
     return { outcome, reason, focusId: focus.focusId };
   }
@@ -129,22 +133,12 @@ export class FocusIteration {
       refresh = await this.save(focus, 'case_refresh', attempt, base, null, { cases, reproducibility: reproducibility(cases, candidate.blockingCriterionId) });
     }
     const refreshed = refresh.payload.cases;
-    const repro = reproducibility(refreshed, candidate.blockingCriterionId);
-    if (repro.kind === 'auto_close') {
-      const metRefs = candidate.targets.filter((t) => refreshed.find((c) => c.caseId === t.ticketKey)?.judgement.results.some((r) => r.criterionId === candidate.blockingCriterionId && r.status === 'met')).map((t) => t.ref);
-      return this.close(focus, 'auto_closed', 'focus_auto_closed', `${repro.met} of ${candidate.targets.length} targets meet the blocking criterion on this data`, attempt, base, metRefs);
-    }
-    if (repro.kind === 'inconclusive') {
-      const reason = `${repro.confirmedGaps} confirmed gap(s); the rest could not be judged`;
-      // The attempt ends here; the next run refreshes the cases again.
-      await this.save(focus, 'attempt_review', attempt, base, null, { gate: 'not_run', transitions: [], mechanismNotExercised: false, feedback: reason });
-      return { outcome: 'evaluation_inconclusive', reason, focusId: focus.focusId };
-    }
-    // Case blockers on this base: recorded once (the run ends there), then left out of everything after.
+    // Case blockers on this base first: recorded once (the run ends there), then left out of everything after.
     const recorded = cps.filter((c) => c.kind === 'case_blocked' && c.baseVersion === base).flatMap((c) => (c.payload as { caseIds: string[] }).caseIds);
     const blockers = caseBlockers(refreshed, recorded);
+    if (blockers.kind === 'wide') return this.inconclusive(focus, attempt, base, `${blockers.failed.length} of ${candidate.targets.length} targets did not execute (${blockers.failed.join(', ')})`);
     if (blockers.kind === 'insufficient') {
-      await this.deps.transact(({ manager: m }) => moveFocus(m, focus.focusId, 'active', 'human_handoff', this.deps.now()));
+      await this.deps.transact(({ manager: m }) => mustMoveFocus(m, focus.focusId, 'active', 'human_handoff', this.deps.now()));
       return { outcome: 'focus_human_handoff', reason: `insufficient_unblocked_targets: ${blockers.all.join(', ')} blocked on this base; fewer than ${FOCUS_LIMITS.minTargets} targets remain`, focusId: focus.focusId };
     }
     if (blockers.kind === 'blocked' && blockers.newly.length > 0) {
@@ -155,6 +149,12 @@ export class FocusIteration {
     const blocked = blockers.kind === 'blocked' ? blockers.all : [];
     const cases = refreshed.filter((c) => !blocked.includes(c.caseId));
     const unblocked = blocked.length === 0 ? candidate : { ...candidate, targets: candidate.targets.filter((t) => !blocked.includes(t.ticketKey)) };
+    const repro = reproducibility(cases, candidate.blockingCriterionId);
+    if (repro.kind === 'auto_close') {
+      const metRefs = unblocked.targets.filter((t) => cases.find((c) => c.caseId === t.ticketKey)?.judgement.results.some((r) => r.criterionId === candidate.blockingCriterionId && r.status === 'met')).map((t) => t.ref);
+      return this.close(focus, 'auto_closed', 'focus_auto_closed', `${repro.met} of ${unblocked.targets.length} unblocked targets meet the blocking criterion on this data`, attempt, base, metRefs);
+    }
+    if (repro.kind === 'inconclusive') return this.inconclusive(focus, attempt, base, `${repro.confirmedGaps} confirmed gap(s); the rest could not be judged`);
 
     // 2. Proposal: untrusted until the policy admits it; one re-plan, then candidate_plan_rejected.
     cps = await this.checkpoints(focus);
@@ -164,7 +164,7 @@ export class FocusIteration {
     if (diff === null || digest === null) {
       const protectedPath = proposal.payload.rejected.find((r) => r.code === 'CANDIDATE.PROTECTED_PATH');
       if (protectedPath) {
-        await this.deps.transact(({ manager: m }) => moveFocus(m, focus.focusId, 'active', 'human_handoff', this.deps.now()));
+        await this.deps.transact(({ manager: m }) => mustMoveFocus(m, focus.focusId, 'active', 'human_handoff', this.deps.now()));
         return { outcome: 'focus_human_handoff', reason: `the plan touches a protected path (${protectedPath.detail})`, focusId: focus.focusId };
       }
       return { outcome: 'candidate_plan_rejected', reason: proposal.payload.rejected.map((r) => `${r.code}: ${r.detail}`).join('; ') || 'no admissible proposal', focusId: focus.focusId };
@@ -174,7 +174,7 @@ export class FocusIteration {
     // One stage per plan: data of several owners (e.g. router rules and evidence templates) goes to a human.
     const owners = new Set(diff.edits.map((e) => this.deps.data.manifest.files.find((f) => f.path === e.path)?.owner ?? e.path));
     if (owners.size > 1) {
-      await this.deps.transact(({ manager: m }) => moveFocus(m, focus.focusId, 'active', 'human_handoff', this.deps.now()));
+      await this.deps.transact(({ manager: m }) => mustMoveFocus(m, focus.focusId, 'active', 'human_handoff', this.deps.now()));
       return { outcome: 'focus_human_handoff', reason: `the plan spans several stages (${[...owners].join('; ')})`, focusId: focus.focusId };
     }
 
@@ -206,6 +206,12 @@ export class FocusIteration {
       await uow.publish(Topics.optimizerCandidateEnqueued, enqueuedPayload({ focus, attempt, base, digest, diff, gate, proposer: this.deps.proposer.engine, unified: unifiedDiff(texts, files), commit, at: this.deps.now() }));
     });
     return { outcome: 'candidate_enqueued', reason: gate.reason, focusId: focus.focusId };
+  }
+
+  /** The attempt ends without a gate; the next run refreshes the cases again. */
+  private async inconclusive(focus: FocusRow, attempt: number, base: string, reason: string): Promise<StepResult> {
+    await this.save(focus, 'attempt_review', attempt, base, null, { gate: 'not_run', transitions: [], mechanismNotExercised: false, feedback: reason });
+    return { outcome: 'evaluation_inconclusive', reason, focusId: focus.focusId };
   }
 
   /** What the failing targets' tickets say and whether their plans asked for the wanted family: the word search's guidance. */

@@ -3,7 +3,9 @@ import { OptimizerCandidateEnqueuedV2, type EvaluationJudgedV1, type RunPublishe
 import type { DataSource } from 'typeorm';
 import { CollectSignalsHandler } from '../collect-signals/collect-signals.handler';
 import { startOptimizerDb } from '../../test/optimizer-db';
-import { checkpointsOf, focusesWith, moveFocus } from '../persistence/focus-store';
+import { checkpointsOf, focusesWith, moveFocus, rejectedTargetSets } from '../persistence/focus-store';
+import { targetSetKey } from '../select-focus/focus-selector';
+import { builtinSelector, type FocusSelector } from '../select-focus/model-selector';
 import { saveTimeline, signals, timelineOf } from '../persistence/signal-store';
 import { builtinProposer, type CandidateProposer } from '../propose-candidate/builtin-proposer';
 import { FocusController } from './focus-controller';
@@ -166,6 +168,45 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     expect(await new FocusDashboardController(ds).detail(enqueued.focusId ?? '')).toContain(`Case blocked on this base: ${TICKETS[2]} (${TICKETS[2]}: replay failed: provider timeout)`);
   }, 60000);
 
+  it('drops a selection whose refs stopped being open while the selector ran', async () => {
+    const suppressing: FocusSelector = {
+      engine: 'test-slow',
+      select: async (input) => {
+        await ds.query(`UPDATE "optimizer"."signal_refs" SET "state" = 'suppressed' WHERE "ticket_key" = $1`, [TICKETS[0]]);
+        return builtinSelector.select(input);
+      },
+    };
+    expect(await new FocusController({ ...deps(new ScriptedReplay()), selector: suppressing }).select()).toMatchObject({ outcome: 'no_focus_candidate', reason: expect.stringContaining('stopped being open') });
+    expect(await focusesWith(ds.manager, 'selected')).toEqual([]);
+  }, 60000);
+
+  it('rolls back a baseline whose Focus another run moved meanwhile: nothing consumed, the step says so', async () => {
+    const replay = new ScriptedReplay();
+    const controller = new FocusController(deps(replay));
+    const { focusId } = await controller.select();
+    // While this baseline replays, another optimizer run finishes the same candidate first.
+    const racing: ReplayPort = { replay: async (cases, overlay) => (await ds.query(`UPDATE "optimizer"."focuses" SET "status" = 'rejected' WHERE "focus_id" = $1`, [focusId]), replay.replay(cases, overlay)) };
+    expect(await new FocusController(deps(racing)).baseline()).toMatchObject({ outcome: 'run_in_progress', reason: expect.stringContaining('no longer selected') });
+    expect((await signals(ds.manager, { state: 'consumed' })).length).toBe(0);
+    expect(await focusesWith(ds.manager, 'active')).toEqual([]);
+  }, 60000);
+
+  it('keeps a blocker out on its base even once it runs again, so it never counts as met there', async () => {
+    const replay = new ScriptedReplay();
+    const threshold: CandidateProposer = { engine: 'test-threshold', propose: async () => [{ edits: [{ path: 'services/router/data/family-rules.json', pointer: '/deviationThreshold', value: 3, because: 'one step down' }] }] };
+    const controller = new FocusController(deps(replay, threshold));
+    await controller.select();
+    await controller.baseline();
+    const iteration = new FocusIteration(deps(replay, threshold));
+    replay.failing = new Set([TICKETS[2]]);
+    expect((await iteration.iterate()).outcome).toBe('focus_case_blocked');
+    expect((await iteration.iterate()).outcome).toBe('candidate_rejected');
+    replay.failing = new Set();
+    expect((await iteration.iterate()).outcome).toBe('candidate_rejected');
+    // The refresh replayed every target; the challenger and the gate only the unblocked ones.
+    expect(replay.calls.slice(-2)).toEqual([{ cases: TICKETS, overlay: false }, { cases: [TICKETS[0], TICKETS[1]], overlay: true }]);
+  }, 60000);
+
   it('treats wide failure as inconclusive, and hands the Focus to a human when blockers leave fewer than two targets', async () => {
     const replay = new ScriptedReplay();
     // A proposer whose candidate never fixes the targets, so attempts end rejected and new ones start.
@@ -238,6 +279,8 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     expect(replay.calls).toHaveLength(0);
     const states = Object.fromEntries((await signals(ds.manager)).map((s) => [s.ticketKey, s.state]));
     expect(states).toEqual({ [TICKETS[0]]: 'suppressed', [TICKETS[1]]: 'open', [TICKETS[2]]: 'open' });
+    const rejectedRefs = (await signals(ds.manager)).map((s) => s.ref);
+    expect(await rejectedTargetSets(ds.manager)).toEqual(new Set([targetSetKey(rejectedRefs)]));
     expect(await controller.select()).toMatchObject({ outcome: 'focus_candidate_selected' });
   }, 60000);
 
@@ -247,7 +290,11 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     await controller.select();
     const current = await timelineOf(ds.manager, TICKETS[1]);
     const revision: TicketTimelineUpdatedV1 = { ticketKey: TICKETS[1], observedAt: '2026-11-30T14:00:00.000Z', revision: (current?.revision ?? 1) + 1, comments: current?.comments ?? [], questionDigest: 'b'.repeat(64) };
-    await new CollectSignalsHandler().onTimeline(revision, ctx());
+    // A revision from a router that does not carry the digest yet changes nothing about it.
+    const { questionDigest: _q, ...older } = revision;
+    await new CollectSignalsHandler().onTimeline(older, ctx());
+    expect((await timelineOf(ds.manager, TICKETS[1]))?.questionDigest).toBe(QUESTION);
+    await new CollectSignalsHandler().onTimeline({ ...revision, revision: revision.revision + 1 }, ctx());
     expect(await controller.baseline()).toMatchObject({ outcome: 'focus_candidate_source_changed' });
     const states = Object.fromEntries((await signals(ds.manager)).map((s) => [s.ticketKey, s.state]));
     expect(states).toEqual({ [TICKETS[0]]: 'open', [TICKETS[1]]: 'suppressed', [TICKETS[2]]: 'open' });

@@ -62,6 +62,11 @@ export function groupingDigest(targetRefs: readonly string[], controlTickets: re
     .digest('hex');
 }
 
+/** The identity of a set of target refs whatever its controls (a model must not re-propose rejected targets with other controls). */
+export function targetSetKey(refs: readonly string[]): string {
+  return [...refs].sort().join(',');
+}
+
 /** The family a quality signature names, or null for signatures the selector refuses as broad. */
 export function familyOf(signature: string): MetricFamilyId | null {
   const m = /^quality:([a-z_]+)$/.exec(signature);

@@ -1,6 +1,6 @@
 import { chatCompletion, startFakeModel, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
 import type { SignalSource } from '../collect-signals/signal-refs';
-import { groupingDigest, type ControlCandidate, type SelectableSignal } from './focus-selector';
+import { groupingDigest, targetSetKey, type ControlCandidate, type SelectableSignal } from './focus-selector';
 import { admitModelSelection, modelSelector, type SelectionInput } from './model-selector';
 
 const src = (ticket: string): SignalSource => ({ runId: `run-${ticket}`, answerFingerprint: 'a'.repeat(64), cutoff: null, ticketDigest: `t-${ticket}`, questionDigest: null, referenceComments: [] });
@@ -88,6 +88,7 @@ describe('admitting a model selection', () => {
     expect(refused({ controlTickets: ['SUP-8'] })).toContain('SUP-8 does not qualify');
     expect(refused({ controlTickets: ['SUP-3'] }, { ...input, controls: [...input.controls, control('SUP-3', 'lock_waits')] })).toContain('SUP-3 does not qualify');
     expect(refused({}, { ...input, rejected: new Set([groupingDigest(['sig_a', 'sig_b', 'sig_c'], ['SUP-9'])]) })).toContain('rejected by an earlier baseline');
+    expect(refused({ controlTickets: [] }, { ...input, rejectedTargets: new Set([targetSetKey(['sig_c', 'sig_b', 'sig_a'])]) })).toContain('targets were rejected');
     expect(refused({ targetRefs: ['sig_a', 'sig_g'] }, { ...input, signals: [...input.signals, signal('sig_g', 'SUP-7', 'quality:broad')] })).toContain('too broad');
   });
 });

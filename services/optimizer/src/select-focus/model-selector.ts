@@ -3,7 +3,7 @@ import { isMetricFamilyId, METRIC_FAMILIES, type MetricFamilyId } from '@aoc/met
 import { z } from 'zod';
 import { UNCLASSIFIED } from '../collect-signals/signal-refs';
 import { FOCUS_LIMITS } from '../focus/focus-outcome';
-import { criteriaFor, familyOf, groupingDigest, isControlFor, problemStatementFor, selectFocus, type ControlCandidate, type FocusCandidate, type SelectableSignal, type Selection } from './focus-selector';
+import { criteriaFor, familyOf, groupingDigest, isControlFor, problemStatementFor, selectFocus, targetSetKey, type ControlCandidate, type FocusCandidate, type SelectableSignal, type Selection } from './focus-selector';
 
 /**
  * Focus selectors: the built-in grouping by signal signature, and an OpenAI-compatible one that
@@ -17,7 +17,10 @@ import { criteriaFor, familyOf, groupingDigest, isControlFor, problemStatementFo
 export interface SelectionInput {
   signals: readonly SelectableSignal[];
   controls: readonly ControlCandidate[];
+  /** Grouping digests a baseline rejected. */
   rejected: ReadonlySet<string>;
+  /** Their target-ref sets (`targetSetKey`): a model may not bring the same targets back with other controls. */
+  rejectedTargets?: ReadonlySet<string>;
 }
 
 export interface FocusSelector {
@@ -69,6 +72,7 @@ export function admitModelSelection(choice: Extract<ModelSelection, { kind: 'foc
     if (chosen.some((c) => c.ticketKey === s.ticketKey)) return { refused: `two targets on ${s.ticketKey}` };
     chosen.push(s);
   }
+  if (input.rejectedTargets?.has(targetSetKey(refs))) return { refused: 'these targets were rejected by an earlier baseline (with other controls)' };
   const targets = chosen.sort((a, b) => a.ticketKey.localeCompare(b.ticketKey)).map((s) => ({ ticketKey: s.ticketKey, ref: s.ref, source: s.source, statement: s.statement }));
   const controlTickets = [...new Set(choice.controlTickets)];
   if (controlTickets.length > FOCUS_LIMITS.maxControls) return { refused: `${controlTickets.length} controls; at most ${FOCUS_LIMITS.maxControls}` };
