@@ -94,6 +94,16 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     }
   }
 
+  /** An active Focus whose proposer's candidate never fixes the targets, so attempts end rejected and new ones start. */
+  async function activeWithFruitlessProposer(): Promise<{ replay: ScriptedReplay; iteration: FocusIteration }> {
+    const replay = new ScriptedReplay();
+    const threshold: CandidateProposer = { engine: 'test-threshold', propose: async () => [{ edits: [{ path: 'services/router/data/family-rules.json', pointer: '/deviationThreshold', value: 3, because: 'one step down' }] }] };
+    const controller = new FocusController(deps(replay, threshold));
+    await controller.select();
+    await controller.baseline();
+    return { replay, iteration: new FocusIteration(deps(replay, threshold)) };
+  }
+
   beforeAll(async () => {
     ({ ds, stop } = await startOptimizerDb());
   }, 120000);
@@ -192,12 +202,7 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
   }, 60000);
 
   it('keeps a blocker out on its base even once it runs again, so it never counts as met there', async () => {
-    const replay = new ScriptedReplay();
-    const threshold: CandidateProposer = { engine: 'test-threshold', propose: async () => [{ edits: [{ path: 'services/router/data/family-rules.json', pointer: '/deviationThreshold', value: 3, because: 'one step down' }] }] };
-    const controller = new FocusController(deps(replay, threshold));
-    await controller.select();
-    await controller.baseline();
-    const iteration = new FocusIteration(deps(replay, threshold));
+    const { replay, iteration } = await activeWithFruitlessProposer();
     replay.failing = new Set([TICKETS[2]]);
     expect((await iteration.iterate()).outcome).toBe('focus_case_blocked');
     expect((await iteration.iterate()).outcome).toBe('candidate_rejected');
@@ -208,13 +213,7 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
   }, 60000);
 
   it('treats wide failure as inconclusive, and hands the Focus to a human when blockers leave fewer than two targets', async () => {
-    const replay = new ScriptedReplay();
-    // A proposer whose candidate never fixes the targets, so attempts end rejected and new ones start.
-    const threshold: CandidateProposer = { engine: 'test-threshold', propose: async () => [{ edits: [{ path: 'services/router/data/family-rules.json', pointer: '/deviationThreshold', value: 3, because: 'one step down' }] }] };
-    const controller = new FocusController(deps(replay, threshold));
-    await controller.select();
-    await controller.baseline();
-    const iteration = new FocusIteration(deps(replay, threshold));
+    const { replay, iteration } = await activeWithFruitlessProposer();
     replay.failing = new Set(TICKETS.slice(0, 2));
     expect((await iteration.iterate()).outcome).toBe('evaluation_inconclusive');
     replay.failing = new Set([TICKETS[2]]);
