@@ -98,6 +98,17 @@ describe('collect signals (embedded Postgres)', () => {
     expect((await signals(ds.manager, { ticketKey: 'SUP-7003' })).map((s) => s.ref)).toEqual(derived.map((s) => s.ref));
   }, 60000);
 
+  it('binds a ref to the question its answer was given, so an edit between answer and judgement is a change', async () => {
+    const run = { ...published, runId: 'run-20261120-aaaaaaaa-004', ticketKey: 'SUP-7004' } as RunPublishedV1;
+    await handler.onTimeline({ ...timeline(1, [customer]), ticketKey: 'SUP-7004', questionDigest: 'a'.repeat(64) }, ctx());
+    await handler.onPublished(run, ctx());
+    await handler.onTimeline({ ...timeline(2, [customer]), ticketKey: 'SUP-7004', questionDigest: 'b'.repeat(64) }, ctx());
+    await handler.onJudged({ ...evaluation, evaluationId: 'ev-4', runId: run.runId, ticketKey: 'SUP-7004' }, ctx());
+    const [ref] = await signals(ds.manager, { ticketKey: 'SUP-7004' });
+    expect(ref.source.questionDigest).toBe('a'.repeat(64));
+    expect((await timelineOf(ds.manager, 'SUP-7004'))?.questionDigest).toBe('b'.repeat(64));
+  }, 60000);
+
   it('fills the conversation digest of a ref judged before its ticket\'s first timeline arrived', async () => {
     const run = { ...published, runId: 'run-20261120-aaaaaaaa-002', ticketKey: 'SUP-7002' } as RunPublishedV1;
     await handler.onPublished(run, ctx());

@@ -17,6 +17,8 @@ import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtime
 export class CollectSignalsHandler {
   async onPublished(run: RunPublishedV1, ctx: HandlerContext): Promise<void> {
     await lockRun(ctx.manager, run.runId);
+    // The timeline now is the one the run was given (intake publishes it first): its question digest is the run's.
+    const given = await timelineOf(ctx.manager, run.ticketKey);
     await saveAnswerVersion(ctx.manager, {
       runId: run.runId,
       ticketKey: run.ticketKey,
@@ -26,10 +28,10 @@ export class CollectSignalsHandler {
       decision: run.decision,
       requestedContext: run.clarificationSimulation.requestedContext,
       leadingFamily: leadingFamilyOf(run.internalHandoffMarkdown),
+      questionDigest: given?.questionDigest ?? null,
     });
     // An /ao written before this answer was known may bind to it now.
-    const timeline = await timelineOf(ctx.manager, run.ticketKey);
-    if (timeline) await this.rebind(ctx.manager, timeline, new Date());
+    if (given) await this.rebind(ctx.manager, given, new Date());
     // So may an execution record that arrived first.
     const parked = await takeParkedExecution(ctx.manager, run.runId);
     if (parked) await this.deriveRuntime(parked, ctx.manager);
@@ -69,7 +71,10 @@ export class CollectSignalsHandler {
   private async rebind(m: EntityManager, timeline: TimelineRow, now: Date): Promise<void> {
     const versions = await answerVersionsOf(m, timeline.ticketKey);
     // Refs derived before this ticket's first timeline get the conversation digest now.
-    for (const v of versions) await fillUnknownDigests(m, timeline.ticketKey, v.runId, this.source(v.runId, v.answerFingerprint, v, timeline, []).ticketDigest, timeline.questionDigest);
+    for (const v of versions) {
+      const source = this.source(v.runId, v.answerFingerprint, v, timeline, []);
+      await fillUnknownDigests(m, timeline.ticketKey, v.runId, source.ticketDigest, source.questionDigest ?? null);
+    }
     const { bindings } = bindFeedback(timeline.bindings, timeline.comments, versions);
     await saveBindings(m, timeline.ticketKey, bindings);
     for (const v of versions) {
@@ -82,6 +87,6 @@ export class CollectSignalsHandler {
 
   private source(runId: string, answerFingerprint: string, version: AnswerVersionRow | null, timeline: TimelineRow | null, referenceComments: SignalSource['referenceComments']): SignalSource {
     const anchor = version?.cutoff ?? version?.publishedAt ?? null;
-    return { runId, answerFingerprint, cutoff: version?.cutoff ?? null, ticketDigest: anchor ? analysedDigest(timeline?.comments ?? null, anchor) : 'unknown', questionDigest: timeline?.questionDigest ?? null, referenceComments };
+    return { runId, answerFingerprint, cutoff: version?.cutoff ?? null, ticketDigest: anchor ? analysedDigest(timeline?.comments ?? null, anchor) : 'unknown', questionDigest: version?.questionDigest ?? timeline?.questionDigest ?? null, referenceComments };
   }
 }

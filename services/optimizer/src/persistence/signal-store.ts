@@ -20,6 +20,8 @@ export interface AnswerVersionRow {
   requestedContext: string[];
   /** Ontology family of the answer's leading mechanism (null: none named). */
   leadingFamily: string | null;
+  /** The ticket's question digest at publication (its latest timeline then); null when none was known. */
+  questionDigest?: string | null;
   /** The latest evaluation's verdict and AI gap count (null: not judged yet). */
   verdict?: string | null;
   aiGapCount?: number;
@@ -43,9 +45,9 @@ export interface StoredSignal extends ProblemSignalRef {
 
 export async function saveAnswerVersion(m: EntityManager, v: AnswerVersionRow): Promise<void> {
   await m.query(
-    `INSERT INTO "optimizer"."answer_versions" ("run_id", "ticket_key", "answer_fingerprint", "cutoff", "published_at", "decision", "requested_context", "leading_family")
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) ON CONFLICT ("run_id") DO NOTHING`,
-    [v.runId, v.ticketKey, v.answerFingerprint, v.cutoff, v.publishedAt, v.decision, JSON.stringify(v.requestedContext), v.leadingFamily],
+    `INSERT INTO "optimizer"."answer_versions" ("run_id", "ticket_key", "answer_fingerprint", "cutoff", "published_at", "decision", "requested_context", "leading_family", "question_digest")
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) ON CONFLICT ("run_id") DO NOTHING`,
+    [v.runId, v.ticketKey, v.answerFingerprint, v.cutoff, v.publishedAt, v.decision, JSON.stringify(v.requestedContext), v.leadingFamily, v.questionDigest ?? null],
   );
 }
 
@@ -81,6 +83,7 @@ function toVersion(r: Record<string, unknown>): AnswerVersionRow {
     decision: String(r['decision']),
     requestedContext: jsonValue<string[]>(r['requested_context']),
     leadingFamily: (r['leading_family'] as string | null) ?? null,
+    questionDigest: (r['question_digest'] as string | null) ?? null,
     verdict: (r['verdict'] as string | null) ?? null,
     aiGapCount: Number(r['ai_gap_count'] ?? 0),
   };

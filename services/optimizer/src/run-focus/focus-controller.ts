@@ -51,7 +51,7 @@ async function controlCandidates(m: EntityManager): Promise<ControlCandidate[]> 
       verdict: (v.verdict ?? 'not_compared') as ControlCandidate['verdict'],
       aiGapCount: v.aiGapCount ?? 0,
       leadingFamily: v.leadingFamily,
-      source: { runId: v.runId, answerFingerprint: v.answerFingerprint, cutoff: v.cutoff, ticketDigest: analysedDigest(timeline?.comments ?? null, v.cutoff ?? v.publishedAt), questionDigest: timeline?.questionDigest ?? null, referenceComments: [] },
+      source: { runId: v.runId, answerFingerprint: v.answerFingerprint, cutoff: v.cutoff, ticketDigest: analysedDigest(timeline?.comments ?? null, v.cutoff ?? v.publishedAt), questionDigest: v.questionDigest ?? timeline?.questionDigest ?? null, referenceComments: [] },
     });
   }
   return out;
