@@ -1,4 +1,5 @@
 import { familiesInText, METRIC_FAMILIES } from '@aoc/metric-ontology';
+import { signalOccurs } from '@aoc/signal-match';
 import { candidateDigest, readPointer, type CandidateDiff, type DataManifest, type Tunable } from '@aoc/versioned-data';
 import { familiesCounting } from '../judge-criteria/criterion-judge';
 
@@ -92,16 +93,8 @@ function numberProposals(l: Located): CandidateDiff[] {
     .map((v) => edit(l.path, l.tunable.pointer, v, `${l.tunable.pointer.slice(1)} ${v < (l.current as number) ? 'down' : 'up'} one step (${l.current} -> ${v}): ${l.tunable.about}`));
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Whether a ticket saying `phrase` is already matched by one of the signals (whole words; `x*` a prefix). */
-function covered(signals: readonly string[], phrase: string): boolean {
-  return signals.some((s) => {
-    const prefix = s.endsWith('*');
-    const body = escape(prefix ? s.slice(0, -1) : s).replace(/\s+/g, '[\\s-]+');
-    return new RegExp(`(?<![a-z0-9_])${body}${prefix ? '' : '(?![a-z0-9_])'}`).test(phrase);
-  });
-}
+/** Whether a ticket saying `phrase` is already matched by one of the signals (the router's matcher: whole words, `x*` a prefix). */
+const covered = (signals: readonly string[], phrase: string): boolean => signals.some((s) => signalOccurs(phrase, s));
 
 /**
  * The wanted families' ontology words the failing tickets use, as signals that match those

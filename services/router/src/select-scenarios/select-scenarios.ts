@@ -1,6 +1,6 @@
 import type { EntityRef, ProviderName, TicketAnalysisRequestedV1, TimeWindow } from '@aoc/contracts';
 import { resolveAgainstInventory, type ProviderInventory } from './resolve-target';
-import { matchSignals } from './signal-match';
+import { matchSignals } from '@aoc/signal-match';
 import { GENERAL_HEALTH, MAX_SCENARIOS_PER_RUN, SCENARIO_CATALOG, type ScenarioPlaybook } from './scenario-catalog';
 
 export interface SelectedScenario {

@@ -58,3 +58,8 @@ export function matchSignals(text: string, signals: readonly string[]): string[]
     return false;
   });
 }
+
+/** Whether the signal occurs in the text as a whole word or prefix, denied or not (for asking what a word list already covers). */
+export function signalOccurs(text: string, signal: string): boolean {
+  return patternOf(signal).test(text);
+}
