@@ -53,10 +53,10 @@ export async function runOptimizeStep(args: OptimizeArgs): Promise<{ outcome: st
   const { startEmbeddedPostgres } = await import('@aoc/persistence');
   const { InMemoryBroker } = await import('@aoc/bus');
   const { createOptimizerDefinition, ScheduleConfig, FocusController, FocusIteration, proposerFromEnv, freeTextJudgeFromEnv, selectorFromEnv } = await import('@aoc/service-optimizer');
-  const { startPlatform, frozenCaseFiles, localOptimizerPorts, optimizerTransact, gitCandidateWriter, freezeDeploymentCases, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
+  const { startPlatform, frozenCaseFiles, localOptimizerPorts, optimizerTransact, gitCandidateWriter, freezeDeploymentCases, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS, BUNDLED_TICKETS } = await import('@aoc/launcher');
   const embedded = args.database ? null : await startEmbeddedPostgres({ dataDir: args.stateDir });
   const brokers = process.env['KAFKA_BROKERS'];
-  const caseDirs = args.cases.length > 0 ? args.cases : [join(__dirname, '..', 'services', 'router', 'examples', 'tickets'), OPTIMIZER_DEMO_TICKETS];
+  const caseDirs = args.cases.length > 0 ? args.cases : [BUNDLED_TICKETS, OPTIMIZER_DEMO_TICKETS];
   let ticketFiles = frozenCaseFiles(caseDirs);
   let recordings = args.recordings.length > 0 ? args.recordings : [OPTIMIZER_DEMO_RECORDINGS];
   if (args.fromDeployment && args.database) {

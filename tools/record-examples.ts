@@ -59,11 +59,11 @@ async function main(): Promise<void> {
   const providers = await import('@aoc/providers');
   const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
   const { BUNDLED_RECORDINGS, RecordingEntry } = await import('@aoc/service-provider-executor');
-  const { RECORDED_EXAMPLES, OPTIMIZER_DEMO_EXAMPLES, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } = await import('@aoc/launcher');
+  const { RECORDED_EXAMPLES, OPTIMIZER_DEMO_EXAMPLES, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS, BUNDLED_TICKETS } = await import('@aoc/launcher');
   // `--optimizer-demo` records the optimizer demo's tickets into their own file instead.
   const demo = process.argv.includes('--optimizer-demo');
   const examples = demo ? OPTIMIZER_DEMO_EXAMPLES : RECORDED_EXAMPLES;
-  const ticketDir = demo ? OPTIMIZER_DEMO_TICKETS : join(__dirname, '..', 'services', 'router', 'examples', 'tickets');
+  const ticketDir = demo ? OPTIMIZER_DEMO_TICKETS : BUNDLED_TICKETS;
   const output = demo ? OPTIMIZER_DEMO_RECORDINGS : BUNDLED_RECORDINGS;
   const all = new Map<string, ReturnType<typeof RecordingEntry.parse>>();
   for (const example of examples) {

@@ -9,11 +9,10 @@ const telemetry = startTelemetry({ serviceName: 'aoc-embedded', spanProcessors: 
 async function main(): Promise<void> {
   const path = await import('node:path');
   const fs = await import('node:fs');
-  const { startPlatform, loadExample, runExample, messageLines } = await import('@aoc/launcher');
+  const { startPlatform, loadExample, runExample, messageLines, BUNDLED_TICKETS: tickets } = await import('@aoc/launcher');
   const args = process.argv.slice(2);
   // --serve keeps every role running with the router API and the reporter dashboard on localhost.
   const serve = args.includes('--serve');
-  const tickets = path.join(__dirname, '..', 'services', 'router', 'examples', 'tickets');
   const chosen = args.find((a) => !a.startsWith('--'));
   // Every bundled ticket by default; one file when given.
   const examples = chosen ? [chosen] : fs.readdirSync(tickets).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(tickets, f));

@@ -6,10 +6,10 @@ import { Topics, type EvidenceBatchPlannedV1, type RunExecutionRecordedV1, type 
 import { RunEntity, SCENARIO_DEADLINE_CODE, ScenarioThreadEntity, TicketIntakeService, writeBackKey } from '@aoc/service-router';
 import { JiraTicketSource, startFakeJiraServer, type FakeJiraServer } from '@aoc/ticket-source';
 import { startPlatform, type Platform } from './embedded-platform';
+import { BUNDLED_TICKETS } from './examples/example-series';
 import { loadExample, runExample, waitForRun, waitForWriteBack, type ExampleRequest } from './run-example';
 
-const TICKETS = join(__dirname, '..', '..', '..', 'services', 'router', 'examples', 'tickets');
-const latency = () => loadExample(join(TICKETS, 'latency-regression.json'));
+const latency = () => loadExample(join(BUNDLED_TICKETS, 'latency-regression.json'));
 
 function payloads<T>(platform: Platform, topic: { name: string }): T[] {
   return (platform.broker?.messages(topic.name) ?? []).map((m) => (JSON.parse(m.value.toString('utf8')) as { payload: T }).payload);
@@ -132,7 +132,7 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
   }, 120000);
 
   it('asks the customer for the target when the ticket names none, and plans no query', async () => {
-    const { accepted, summary } = await runExample(platform, loadExample(join(TICKETS, 'no-target.json')), 90000);
+    const { accepted, summary } = await runExample(platform, loadExample(join(BUNDLED_TICKETS, 'no-target.json')), 90000);
     expect(summary.decision).toBe('human_required');
     expect(summary.customerReplyMarkdown).toContain('the ID of the affected cluster');
     const published = payloads<RunPublishedV1>(platform, Topics.runPublished).find((p) => p.runId === accepted.runId);

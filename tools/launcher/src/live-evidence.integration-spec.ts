@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { startPrometheus, type RunningPrometheus } from '@aoc/providers';
 import { latencyRegressionSeries } from './examples/example-series';
 import { startPlatform, type Platform } from './embedded-platform';
+import { BUNDLED_TICKETS } from './examples/example-series';
 import { loadExample, runExample } from './run-example';
 
 /**
@@ -24,7 +25,7 @@ describe('live evidence from a real Prometheus through the executor', () => {
   });
 
   it('grounds the answer in fetched facts and records the provider events', async () => {
-    const { accepted, summary } = await runExample(platform, loadExample(join(__dirname, '..', '..', '..', 'services', 'router', 'examples', 'tickets', 'latency-regression.json')), 90000);
+    const { accepted, summary } = await runExample(platform, loadExample(join(BUNDLED_TICKETS, 'latency-regression.json')), 90000);
     expect(summary.customerReplyMarkdown).toMatch(/p99 statement duration[^\n]*0\.049[^\n]*peak 0\.094 at 10:41Z/);
     expect(summary.customerReplyMarkdown).toMatch(/statements per second[^\n]*peak 260/);
     const events: { query_id: string; outcome: string }[] = await platform.dataSource.query(`SELECT "query_id", "outcome" FROM "provider_executor"."provider_query_events" WHERE "run_id" = $1 ORDER BY "query_id"`, [accepted.runId]);

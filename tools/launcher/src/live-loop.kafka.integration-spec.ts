@@ -3,6 +3,7 @@ import { REPORTS_READER, type ReportsReader } from '@aoc/service-reporter';
 import { TicketIntakeService, TimelineCollector } from '@aoc/service-router';
 import { JiraTicketSource, startFakeJiraServer, type FakeJiraServer, type FakeJiraUser } from '@aoc/ticket-source';
 import { startPlatform, type Platform } from './embedded-platform';
+import { BUNDLED_TICKETS } from './examples/example-series';
 import { loadExample, waitForRun } from './run-example';
 
 const EMAIL = 'aoc-bot@support.example.com';
@@ -30,7 +31,7 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => 
 describe('live evaluation loop on Kafka, Postgres and a Jira over HTTP', () => {
   let jira: FakeJiraServer;
   let platform: Platform;
-  const example = loadExample(join(__dirname, '..', '..', '..', 'services', 'router', 'examples', 'tickets', 'cpu-saturation.json'));
+  const example = loadExample(join(BUNDLED_TICKETS, 'cpu-saturation.json'));
   // A key of its own: the shared test database holds the bundled example's other runs.
   const ticket = { ...example.ticket!, key: `LIVE-${Date.now() % 1_000_000}` };
   const [customerComment, supportReply] = ticket.comments ?? [];

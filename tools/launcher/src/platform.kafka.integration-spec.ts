@@ -2,6 +2,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { startTelemetry, type TelemetryHandle } from '@aoc/telemetry';
 import { join } from 'node:path';
 import { startPlatform, type Platform } from './embedded-platform';
+import { BUNDLED_TICKETS } from './examples/example-series';
 import { loadExample, runExample } from './run-example';
 import { runSkeletonScenario } from '../test/platform-scenario';
 
@@ -36,7 +37,7 @@ describe('walking skeleton on Kafka and Postgres', () => {
   }, 150000);
 
   it('spends the single adaptive refinement over Kafka: seven prior-day windows, one verdict on history', async () => {
-    const ticket = join(__dirname, '..', '..', '..', 'services', 'router', 'examples', 'tickets', 'cpu-saturation.json');
+    const ticket = join(BUNDLED_TICKETS, 'cpu-saturation.json');
     const { accepted, summary } = await runExample(platform, loadExample(ticket), 120000);
     const threads: { scenario_id: string; round: number; rounds: { round: number; facts: { queryId: string }[] }[] }[] = await platform.dataSource.query(
       `SELECT "scenario_id", "round", "rounds" FROM "router"."scenario_threads" WHERE "run_id" = $1`,

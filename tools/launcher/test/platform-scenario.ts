@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import { Topics } from '@aoc/contracts';
 import type { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BUNDLED_TICKETS } from '../src/examples/example-series';
 import { loadExample, runExample } from '../src/run-example';
 import type { Platform } from '../src/embedded-platform';
 import { assertOneTraceWithParentLinks } from './trace-assertions';
 
-export const EXAMPLE = join(__dirname, '..', '..', '..', 'services', 'router', 'examples', 'tickets', 'latency-regression.json');
+export const EXAMPLE = join(BUNDLED_TICKETS, 'latency-regression.json');
 
 /** The walking-skeleton assertions shared by the in-process and the Kafka runs. */
 export async function runSkeletonScenario(platform: Platform, spans: InMemorySpanExporter): Promise<void> {

@@ -3,9 +3,9 @@ import { Topics } from '@aoc/contracts';
 import { opaqueRef } from '@aoc/providers';
 import { startPlatform, type Platform } from '../embedded-platform';
 import { loadExample, runExample } from '../run-example';
+import { BUNDLED_TICKETS } from './example-series';
 import { exampleDigest, HOTSPOT_CLINIC, SLOW_QUERY_CLINIC } from './clinic-examples';
 
-const TICKETS = join(__dirname, '..', '..', '..', '..', 'services', 'router', 'examples', 'tickets');
 /** The reference the Clinic package lets out for a full digest. */
 const ref = (kind: 'digest' | 'plan_digest', name: string) => opaqueRef(kind, exampleDigest(name));
 
@@ -27,7 +27,7 @@ describe('bundled Clinic examples (replayed evidence)', () => {
 
   /** Runs one bundled ticket; both examples have complete evidence and an open link a human confirms. */
   const analyse = async (file: string, ticketKey: string) => {
-    const { summary } = await runExample(platform, loadExample(join(TICKETS, file)), 90000);
+    const { summary } = await runExample(platform, loadExample(join(BUNDLED_TICKETS, file)), 90000);
     expect(summary).toMatchObject({ ticketKey, evidenceStatus: 'complete', decision: 'human_required' });
     return summary;
   };

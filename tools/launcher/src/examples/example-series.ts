@@ -103,6 +103,9 @@ export const RECORDED_EXAMPLES: readonly RecordedExample[] = [
   { ticketFile: 'slow-query-regression.json', series: clinicSlowQuerySeries, target: `${SLOW_QUERY_CLINIC.orgId}/${SLOW_QUERY_CLINIC.clusterId}`, clinic: SLOW_QUERY_CLINIC },
 ];
 
+/** The router's bundled example tickets (services/router/examples/tickets), run by `npm start`. */
+export const BUNDLED_TICKETS = join(__dirname, '..', '..', '..', '..', 'services', 'router', 'examples', 'tickets');
+
 /** The optimizer demo's tickets (services/optimizer/demo/tickets) and their recorded evidence. */
 export const OPTIMIZER_DEMO_TICKETS = join(__dirname, '..', '..', '..', '..', 'services', 'optimizer', 'demo', 'tickets');
 export const OPTIMIZER_DEMO_RECORDINGS = join(__dirname, '..', '..', '..', '..', 'services', 'optimizer', 'demo', 'recordings.json');

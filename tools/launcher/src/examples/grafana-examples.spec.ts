@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { Topics } from '@aoc/contracts';
 import { startPlatform, type Platform } from '../embedded-platform';
 import { loadExample, runExample } from '../run-example';
+import { BUNDLED_TICKETS } from './example-series';
 
-const TICKETS = join(__dirname, '..', '..', '..', '..', 'services', 'router', 'examples', 'tickets');
 
 interface PlannedBatch {
   provider: string;
@@ -32,7 +32,7 @@ describe('bundled Manus and Wetech examples (replayed evidence)', () => {
   const plans = (): PlannedBatch[] => (platform.broker?.messages(Topics.evidenceBatchPlanned.name) ?? []).map((m) => (JSON.parse(m.value.toString('utf8')) as { payload: PlannedBatch }).payload);
 
   it('SUP-1310 on Manus vida: the statement rate doubled and the TiDB CPU followed, from queries without a cluster matcher', async () => {
-    const { summary } = await runExample(platform, loadExample(join(TICKETS, 'manus-vida-cpu.json')), 90000);
+    const { summary } = await runExample(platform, loadExample(join(BUNDLED_TICKETS, 'manus-vida-cpu.json')), 90000);
     expect(summary).toMatchObject({ ticketKey: 'SUP-1310', evidenceStatus: 'complete' });
     const reply = summary.customerReplyMarkdown;
     expect(reply).toContain('We looked at vida');
@@ -49,7 +49,7 @@ describe('bundled Manus and Wetech examples (replayed evidence)', () => {
   }, 120000);
 
   it('APID-30117 on Wetech: the region/cluster target, the ticket key in the batch, and one digest filling the slow log', async () => {
-    const { summary } = await runExample(platform, loadExample(join(TICKETS, 'wetech-full-scan.json')), 90000);
+    const { summary } = await runExample(platform, loadExample(join(BUNDLED_TICKETS, 'wetech-full-scan.json')), 90000);
     expect(summary).toMatchObject({ ticketKey: 'APID-30117', evidenceStatus: 'complete' });
     const reply = summary.customerReplyMarkdown;
     expect(reply).toContain('We looked at ap-southeast-1/wt-prod-sg-01');

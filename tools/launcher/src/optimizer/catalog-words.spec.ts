@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinProposals, judgeCase, localDataAccess, type Criterion } from '@aoc/service-optimizer';
 import { checkCandidate } from '@aoc/versioned-data';
+import { BUNDLED_TICKETS } from '../examples/example-series';
 import { childReplayPort } from './child-replay';
 
-const EXAMPLE = join(__dirname, '..', '..', '..', '..', 'services', 'router', 'examples', 'tickets', 'cpu-saturation.json');
+const EXAMPLE = join(BUNDLED_TICKETS, 'cpu-saturation.json');
 const CATALOG = 'services/router/data/scenario-catalog.json';
 const lead: Criterion = { id: 'lead-cpu', kind: 'leading_mechanism_family', family: 'cpu', requiredCapabilities: ['provider_evidence'] };
 
