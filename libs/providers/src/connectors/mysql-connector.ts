@@ -37,7 +37,7 @@ export interface ReadOnlySqlResult {
   rows: SqlCell[][];
   truncated: boolean;
   truncatedBy: 'rows' | 'bytes' | null;
-  /** False only on servers that implement `SET TRANSACTION READ ONLY` as a refused no-op (TiDB). */
+  /** Always true: a session that cannot be made read-only fails with `PROVIDER.UNREACHABLE` instead. */
   readOnlySession: boolean;
   statementTimeout: StatementTimeoutKind;
   durationMs: number;
@@ -95,31 +95,39 @@ interface SessionState {
   statementTimeout: StatementTimeoutKind;
 }
 
+/** sql_mode flags that change how the validator's parser and the server split strings and identifiers. */
+const QUOTING_MODES = new Set(['NO_BACKSLASH_ESCAPES', 'ANSI_QUOTES', 'ANSI']);
+
 /**
- * Puts a fresh session into read-only mode with a statement timeout and a row cap. The
- * read-only flag is verified, not assumed; a server that refuses it as an unimplemented no-op
- * (TiDB without noop functions) is reported so the caller knows only validation and the
- * read-only account protect it.
+ * Puts a fresh session into read-only mode with a statement timeout and a row cap, and with the
+ * quoting rules the validator parsed the statement under. The read-only flag is verified, not
+ * assumed: a server that refuses `SET SESSION TRANSACTION READ ONLY` (TiDB without noop
+ * functions) or does not report the flag fails closed, so nothing runs outside a read-only
+ * session whatever the account may do.
  */
-async function prepareSession(session: PromiseConnection, limits: ReadOnlySqlLimits): Promise<SessionState> {
-  let readOnlySession = true;
+export async function prepareSession(session: Pick<PromiseConnection, 'query'>, limits: ReadOnlySqlLimits): Promise<SessionState> {
   try {
     await session.query('SET SESSION TRANSACTION READ ONLY');
   } catch (error) {
     if (errnoOf(error) !== ER_NOT_SUPPORTED_YET) throw error;
-    readOnlySession = false;
+    throw new ProviderError('PROVIDER.UNREACHABLE', 'the SQL server refused SET SESSION TRANSACTION READ ONLY; nothing runs outside a read-only session (on TiDB enable tidb_enable_noop_functions)');
   }
-  if (readOnlySession) {
-    let flag: unknown;
-    try {
-      const [rows] = await session.query<RowDataPacket[]>('SELECT @@session.transaction_read_only AS ro');
-      flag = rows[0]?.['ro'];
-    } catch (error) {
-      if (errnoOf(error) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw error;
-      const [rows] = await session.query<RowDataPacket[]>('SELECT @@session.tx_read_only AS ro');
-      flag = rows[0]?.['ro'];
-    }
-    if (Number(flag) !== 1) throw new ProviderError('PROVIDER.UNREACHABLE', 'the SQL session did not become read-only');
+  let flag: unknown;
+  try {
+    const [rows] = await session.query<RowDataPacket[]>('SELECT @@session.transaction_read_only AS ro');
+    flag = rows[0]?.['ro'];
+  } catch (error) {
+    if (errnoOf(error) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw error;
+    const [rows] = await session.query<RowDataPacket[]>('SELECT @@session.tx_read_only AS ro');
+    flag = rows[0]?.['ro'];
+  }
+  if (Number(flag) !== 1) throw new ProviderError('PROVIDER.UNREACHABLE', 'the SQL session did not become read-only');
+  const readOnlySession = true;
+  // With NO_BACKSLASH_ESCAPES the server would end a string where the parser saw an escaped quote.
+  const [modes] = await session.query<RowDataPacket[]>('SELECT @@SESSION.sql_mode AS m');
+  const current = String(modes[0]?.['m'] ?? '').split(',').filter((m) => m.length > 0);
+  if (current.some((m) => QUOTING_MODES.has(m.toUpperCase()))) {
+    await session.query('SET SESSION sql_mode = ?', [current.filter((m) => !QUOTING_MODES.has(m.toUpperCase())).join(',')]);
   }
   let statementTimeout: StatementTimeoutKind = 'client_only';
   try {

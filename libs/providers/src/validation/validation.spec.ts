@@ -70,6 +70,27 @@ describe('read-only SQL validation', () => {
     ['', /empty/],
   ])('rejects %p with the reason', (sql, why) => rejectedWith(() => validateReadOnlySql(sql, 'sql'), why));
 
+  it.each([
+    ['SELECT 1 /*!50000 , SLEEP(10) */', /executable comments/],
+    ["SELECT 1 /*! INTO OUTFILE '/tmp/x' */", /executable comments/],
+    ['SELECT * FROM t /*! FOR UPDATE */', /executable comments/],
+    ['SELECT 1 /*M! , SLEEP(10) */', /executable comments/],
+    ['SELECT 1 /*T![clustered_index] , SLEEP(10) */', /executable comments/],
+    ["SELECT '/*!' AS x", /executable comments/],
+    ['SELECT /*+ SET_VAR(max_execution_time=0) */ 1', /optimizer hints that change session settings/],
+    ['SELECT /*+ MAX_EXECUTION_TIME(0) */ 1', /optimizer hints that change session settings/],
+  ])('refuses the executable comment bypass %p', (sql, why) => rejectedWith(() => validateReadOnlySql(sql, 'queries.q1.sql'), why));
+
+  it('still accepts plain comments and optimizer hints', () => {
+    expect(validateReadOnlySql('SELECT /*+ NO_INDEX_MERGE(t) */ a FROM t /* plain */').statement).toBe('select');
+    expect(validateReadOnlySql('SELECT a FROM t -- trailing\n').statement).toBe('select');
+  });
+
+  it.each(["SELECT wait_for_executed_gtid_set('3E11FA47-71CA-11E1-9E33-C80AA9429562:1-5', 10)", "SELECT WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS('x', 10)", "SELECT master_gtid_wait('0-1-100', 10)", 'SELECT source_pos_wait(1, 2)', 'SELECT pg_sleep_for(1)'])(
+    'refuses the waiting function in %p',
+    (sql) => rejectedWith(() => validateReadOnlySql(sql, 'sql'), /function .* is not allowed/),
+  );
+
   it('never crashes on arbitrary input', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('SELECT ', 'DELETE ', 'SHOW ', 'EXPLAIN ').chain((p) => fc.string({ maxLength: 100 }).map((s) => p + s))), (s) => {
