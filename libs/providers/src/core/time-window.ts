@@ -22,3 +22,14 @@ export function checkWindow(window: AbsoluteWindow, maxMs: number, now: Date = n
   if (fromMs > now.getTime()) throw new ProviderError('PROVIDER.WINDOW_INVALID', 'window starts in the future');
   return { fromMs, toMs };
 }
+
+/**
+ * A window cut to its last `maxMs` when it is longer (the end, the cutoff, never moves); windows
+ * that cannot be parsed are returned as they are, for `checkWindow` to reject with its own words.
+ */
+export function clampWindow(window: AbsoluteWindow, maxMs: number): { window: AbsoluteWindow; clamped: boolean } {
+  const fromMs = Date.parse(window.from);
+  const toMs = Date.parse(window.to);
+  if (Number.isNaN(fromMs) || Number.isNaN(toMs) || toMs - fromMs <= maxMs) return { window, clamped: false };
+  return { window: { from: new Date(toMs - maxMs).toISOString(), to: window.to }, clamped: true };
+}

@@ -4,11 +4,11 @@ import { executeTool, type ToolImplementation } from '../../core/execute-tool';
 import type { CatalogListing, EvidenceBatchRequest, EvidenceOperation, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, TargetListing } from '../../core/evidence-package';
 import { runPlannedBatch } from '../../core/planned-batch';
 import { ProviderError } from '../../core/provider-error';
-import { DAY_MS } from '../../core/time-window';
+import { clampWindow, DAY_MS, HOUR_MS } from '../../core/time-window';
 import type { ToolSpec } from '../../core/tool-spec';
 import { recordOf } from '../../connectors/http-client';
 import { postgresStatsSecrets, type PostgresStatsEndpoint } from '../../connectors/postgres-connector';
-import { queryPrometheus, SeriesSummarySchema, type PromEndpoint } from '../../connectors/prometheus-connector';
+import { MAX_POINTS_PER_SERIES, queryPrometheus, SeriesSummarySchema, type PromEndpoint } from '../../connectors/prometheus-connector';
 import { discoverMetrics, listTargetValues, SAFE_TARGET_VALUE } from '../../connectors/prometheus-discovery';
 import { unboundSelectors, validatePromQl } from '../../validation/promql';
 import { MAX_SQL_LENGTH } from '../../validation/read-only-sql';
@@ -56,6 +56,12 @@ const MetricOut = z.object({
   seriesCount: z.number().optional(),
   omittedSeries: z.number().optional(),
   series: z.array(SeriesSummarySchema).optional(),
+  /** Set when the result held more series than the package summarises: how many it did (the rest only counted). */
+  scoredSeries: z.number().optional(),
+  /** Set when the batch window exceeded the metrics limit: the window this query read (its last part, up to the limit). */
+  clampedWindow: Window.optional(),
+  /** Set when the planned step would give more points than Prometheus serves over the window: the step used. */
+  stepSeconds: z.number().optional(),
   error_code: z.string().optional(),
   detail_error: z.string().optional(),
 });
@@ -70,6 +76,11 @@ export const PrometheusBatchOutput = z.object({
 });
 export type PrometheusBatchOutput = z.infer<typeof PrometheusBatchOutput>;
 
+/** Longest metrics window one call reads; a longer batch window is read for its last part up to this. */
+export const METRICS_MAX_WINDOW_MS = 30 * DAY_MS;
+/** How far before the window a range query reads, for the median of that hour (`priorMedian`). */
+const PRIOR_MS = HOUR_MS;
+
 export const prometheusBatchSpec = {
   name: 'prometheus_query_batch',
   description:
@@ -80,7 +91,7 @@ export const prometheusBatchSpec = {
   accessMode: 'read',
   surfaces: ['evidence_agent', 'provider_executor'],
   networkMode: 'restricted',
-  limits: { maxWindowMs: { metrics: 30 * DAY_MS, logs: LOGS_MAX_WINDOW_MS }, timeoutMs: CLINIC_BATCH_LIMITS.outerMs, maxOutputBytes: 256 * 1024, maxQueries: 12, concurrency: 6 },
+  limits: { maxWindowMs: { metrics: METRICS_MAX_WINDOW_MS, logs: LOGS_MAX_WINDOW_MS }, timeoutMs: CLINIC_BATCH_LIMITS.outerMs, maxOutputBytes: 256 * 1024, maxQueries: 12, concurrency: 6 },
 } as const satisfies ToolSpec;
 
 export const DEFAULT_TARGET_LABEL = 'cluster';
@@ -213,11 +224,16 @@ export function prometheusPackage(targets: readonly PrometheusTarget[], limits =
       if (!resolver.mayServe(input.target)) throw new ProviderError('PROVIDER.TARGET_REJECTED', `target "${input.target}" is not configured for this package`);
     },
     // `sql` reads no window (the views are "now"); `logs` windows are bounded per entry at a day.
-    windows: (input) => [{ operation: 'metrics', window: input.window }],
+    // A metrics window longer than the limit is read for its last part up to the limit (each metric result says so).
+    windows: (input) => [{ operation: 'metrics', window: clampWindow(input.window, METRICS_MAX_WINDOW_MS).window }],
     run: async (input, ctx) => {
       const { endpoint: target, label } = await resolver.resolve(input.target, ctx.signal);
-      const startMs = Date.parse(input.window.from);
-      const endMs = Date.parse(input.window.to);
+      const metricsWindow = clampWindow(input.window, METRICS_MAX_WINDOW_MS);
+      const startMs = Date.parse(metricsWindow.window.from);
+      const endMs = Date.parse(metricsWindow.window.to);
+      const spanSeconds = (endMs - startMs) / 1000;
+      // The step the planner asked for, raised where it would give more points than Prometheus serves.
+      const stepOf = (q: { stepSeconds?: number }) => Math.max(q.stepSeconds ?? Math.max(15, Math.ceil(spanSeconds / 240)), Math.ceil(spanSeconds / (MAX_POINTS_PER_SERIES - 1)));
       const runOne = async (q: BatchQuery, signal: AbortSignal): Promise<unknown> => {
         if (q.kind === 'sql') {
           const postgres = postgresFor(target, input.target);
@@ -236,7 +252,8 @@ export function prometheusPackage(targets: readonly PrometheusTarget[], limits =
           const { result, record } = await queryPrometheus(
             target,
             q.kind === 'range'
-              ? { kind: 'range', promql, startMs, endMs, stepSeconds: q.stepSeconds ?? Math.max(15, Math.ceil((endMs - startMs) / 1000 / 240)) }
+              ? // The hour before the window is read too, within the metrics limit, for its median (`priorMedian`).
+                { kind: 'range', promql, startMs, endMs, stepSeconds: stepOf(q), priorStartMs: Math.max(startMs - PRIOR_MS, endMs - METRICS_MAX_WINDOW_MS) }
               : { kind: 'instant', promql, atMs: endMs },
             { signal },
           );
@@ -267,6 +284,7 @@ export function prometheusPackage(targets: readonly PrometheusTarget[], limits =
             return { id: q.id, status: r.lines === 0 ? ('empty' as const) : ('complete' as const), ...r };
           }
           const r = o.value as Awaited<ReturnType<typeof queryPrometheus>>['result'];
+          const step = q.kind === 'range' && q.stepSeconds !== undefined && stepOf(q) !== q.stepSeconds ? { stepSeconds: stepOf(q) } : {};
           return {
             id: q.id,
             status: r.seriesCount === 0 ? ('empty' as const) : ('complete' as const),
@@ -274,6 +292,9 @@ export function prometheusPackage(targets: readonly PrometheusTarget[], limits =
             seriesCount: r.seriesCount,
             omittedSeries: r.omittedSeries,
             series: r.series,
+            ...(r.scoredSeries !== undefined ? { scoredSeries: r.scoredSeries } : {}),
+            ...(metricsWindow.clamped ? { clampedWindow: metricsWindow.window } : {}),
+            ...step,
           };
         }),
       };
