@@ -194,7 +194,7 @@ const diagnosisHandoffConsumed: DiagnosisHandoffConsumedV1 = {
   brief: {
     observations: ['p99 query latency rose from 20ms to 41ms at 10:40.'],
     counterObservations: ['QPS stayed flat.'],
-    leadingMechanism: {
+    hypotheses: [], leadingMechanism: { mode: null,
       statement: 'A batch job saturated TiKV writes and stalled foreground reads.',
       strength: 'moderate',
       openLink: 'Write stall counts were not readable.',

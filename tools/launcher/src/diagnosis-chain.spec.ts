@@ -306,7 +306,7 @@ describe('diagnosis chain, one process: runs past their diagnosis deadline', () 
       brief: {
         observations: [],
         counterObservations: [],
-        leadingMechanism: { statement: 'Not determined: no evidence was available.', strength: 'undetermined', openLink: 'no provider fact' },
+        hypotheses: [], leadingMechanism: { mode: null, statement: 'Not determined: no evidence was available.', strength: 'undetermined', openLink: 'no provider fact' },
         strongestAlternative: 'the cluster is healthy and the symptom is outside the database',
         workloadAttribution: null,
         mitigationOrHandoff: 'Hand off to Support.',

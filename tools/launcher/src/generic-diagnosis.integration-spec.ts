@@ -71,7 +71,7 @@ describe('diagnosis on unfamiliar metric names through a real Prometheus', () =>
     if (!router) throw new Error('router is not running');
     const accepted = await router.get(TicketIntakeService).analyze(request);
     const summary = await waitForRun(platform, accepted.runId, 'published', 90000);
-    const briefs: { scenario: string; brief: { leadingMechanism: { family: string | null; strength: string; statement: string } } | null; evidence_status: string }[] = await platform.dataSource.query(
+    const briefs: { scenario: string; brief: { hypotheses: [], leadingMechanism: { mode: null, family: string | null; strength: string; statement: string } } | null; evidence_status: string }[] = await platform.dataSource.query(
       `SELECT "scenario", "brief", "evidence_status" FROM "router"."scenario_threads" WHERE "run_id" = $1 ORDER BY "scenario"`,
       [accepted.runId],
     );

@@ -97,6 +97,7 @@ describe('built-in diagnostic agent', () => {
       strength: 'weak',
       openLink: 'what drove this change and how it reaches the reported symptom',
       family: 'unknown',
+      mode: null,
     });
   });
 
@@ -155,7 +156,7 @@ describe('diagnostic turn through the model port', () => {
     const brief = {
       observations: ['CPU of tidb peaked at 7.6 at 14:05Z.'],
       counterObservations: [],
-      leadingMechanism: { statement: 'tidb CPU saturated by added load', strength: 'moderate', openLink: 'which statements' },
+      hypotheses: [], leadingMechanism: { mode: null, statement: 'tidb CPU saturated by added load', strength: 'moderate', openLink: 'which statements' },
       strongestAlternative: 'I/O',
       workloadAttribution: null,
       mitigationOrHandoff: 'find the statements',

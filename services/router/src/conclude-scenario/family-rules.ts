@@ -24,6 +24,23 @@ export interface FamilySignal {
   recent: number | null;
   /** The executor classified the query's metric (facts recorded before families lack it). */
   classified: boolean;
+  /** The window in 12 equal buckets (bucket means, null when empty), when the package sent it. */
+  shape: (number | null)[] | null;
+  /** Least-squares slope per hour over the window (raw unit) and the fit's r², when sent. */
+  slopePerHour: number | null;
+  trendR2: number | null;
+  /** Median of the hour before the window, where the provider holds it. */
+  priorMedian: number | null;
+  /** The series' labels as the fact subject shows them (safe labels only). */
+  subject: string;
+}
+
+/** A bucket list as the executor writes it: comma-separated numbers, empty for a bucket with no sample. */
+export function parseShape(v: unknown): (number | null)[] | null {
+  if (typeof v !== 'string' || v.length === 0) return null;
+  const parts = v.split(',').map((p) => (p.trim() === '' || p.trim() === 'null' ? null : Number(p)));
+  if (parts.some((p) => p !== null && !Number.isFinite(p))) return null;
+  return parts.some((p) => p !== null) ? parts : null;
 }
 
 export type FamilyConclusion =
@@ -82,6 +99,11 @@ export function familySignals(facts: readonly EvidenceFactV1[]): FamilySignal[] 
       baseline,
       recent,
       classified: str(a['family']) !== null,
+      shape: parseShape(a['shape']),
+      slopePerHour: num(a['slopePerHour']),
+      trendR2: num(a['trendR2']),
+      priorMedian: num(a['priorMedian']),
+      subject: f.subject,
     });
   }
   return [...out.values()].filter((s) => s.points > 0);

@@ -5,6 +5,7 @@ import { familyLabel } from '@aoc/metric-ontology';
 import { concludeByFamily, emptyFamilies, type FamilyConclusion } from './family-rules';
 import { fireRule, type FiredRule } from './mechanism-rules';
 import { compareWithHistory, type RefinementRule } from './refinement-rules';
+import { hypothesisBrief, hypothesisSummary, missingEvidence, testHypotheses } from './hypotheses/hypothesis-brief';
 
 export interface ThreadView {
   scenario: string;
@@ -104,7 +105,7 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
     return {
       observations: [],
       counterObservations: [],
-      leadingMechanism: {
+      hypotheses: [], leadingMechanism: { mode: null,
         statement: `Not determined: no evidence was available to test the ${thread.scenario} hypothesis.`,
         strength: 'undetermined',
         openLink: 'no provider fact links the reported symptom to a mechanism',
@@ -146,7 +147,7 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
     return {
       observations,
       counterObservations: counter.slice(0, 3).map((c) => c.slice(0, 500)),
-      leadingMechanism: { statement: fired.mechanism.slice(0, 500), strength: fired.rule.strength, openLink: fired.openLink?.slice(0, 500) ?? null, family: firedFamily(fired, evidence.facts) },
+      hypotheses: [], leadingMechanism: { mode: null, statement: fired.mechanism.slice(0, 500), strength: fired.rule.strength, openLink: fired.openLink?.slice(0, 500) ?? null, family: firedFamily(fired, evidence.facts) },
       strongestAlternative: thread.strongestAlternative,
       workloadAttribution: workloadAttribution(evidence.facts),
       mitigationOrHandoff: mitigation.slice(0, 1000),
@@ -156,9 +157,15 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
   }
   const needed = neededFamilies(thread.scenario);
   const onset = thread.reportedOnset ? new Date(thread.reportedOnset).getTime() : null;
-  const byFamily = concludeByFamily(evidence.facts, needed.families, thread.window ?? null, { strict: needed.strict, onset });
   const empty = emptyFamilies(evidence.facts).map((f) => `no ${familyLabel(f)} data: the query for it returned no series for the window`);
-  if (byFamily) return familyBrief(thread, evidence, byFamily, { observations, counter, severity, undetermined: [...empty, ...undetermined] });
+  // Failure modes first: each the scenario tests is confirmed, refuted or left open against the evidence.
+  const tested = testHypotheses({ scenario: thread.scenario, families: needed.families, general: !needed.strict || needed.families.length === 0, window: thread.window ?? null, onset }, evidence.facts);
+  if (tested.lead && !options.refinement) {
+    return hypothesisBrief({ ...tested, lead: tested.lead }, { observations, strongestAlternative: thread.strongestAlternative, workloadAttribution: workloadAttribution(evidence.facts), undetermined: [...empty, ...undetermined] });
+  }
+  const hypotheses = hypothesisSummary(tested.hypotheses);
+  const byFamily = concludeByFamily(evidence.facts, needed.families, thread.window ?? null, { strict: needed.strict, onset });
+  if (byFamily) return { ...familyBrief(thread, evidence, byFamily, { observations, counter, severity, undetermined: [...empty, ...missingEvidence(tested), ...undetermined] }), hypotheses };
   const deviating = mostAnomalous(evidence.facts);
   const statement = deviating
     ? `The strongest deviation from its own baseline is ${deviating.subject}: from a baseline median of ${fmt(deviating.attributes['baselineMedian'])} to ${fmt(deviating.attributes['recentMedian'])} (robust z ${fmt(anomalyOf(deviating))}${typeof deviating.attributes['shiftAt'] === 'string' ? `, from ${deviating.attributes['shiftAt'].slice(11, 16)}Z` : ''}); no mechanism rule of the ${thread.scenario} scenario explains it.`
@@ -166,7 +173,7 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
   return {
     observations,
     counterObservations: counter.slice(0, 3),
-    leadingMechanism: {
+    hypotheses: [], leadingMechanism: { mode: null,
       statement: statement.slice(0, 500),
       strength: 'weak',
       openLink: deviating ? 'what links this deviation to the reported symptom' : 'no rule links these observations to a specific mechanism',
@@ -195,7 +202,7 @@ function familyBrief(thread: ThreadView, evidence: EvidenceView, c: FamilyConclu
     return {
       ...base,
       counterObservations: parts.counter.slice(0, 3),
-      leadingMechanism: { statement: c.statement.slice(0, 500), strength: 'undetermined', openLink: `the ${c.missing.map(familyLabel).join(' and ')} of this target`.slice(0, 500), family: null },
+      hypotheses: [], leadingMechanism: { mode: null, statement: c.statement.slice(0, 500), strength: 'undetermined', openLink: `the ${c.missing.map(familyLabel).join(' and ')} of this target`.slice(0, 500), family: null },
       mitigationOrHandoff: `Hand off to Support: read ${c.missing.map(familyLabel).join(' and ')} for this target from another source (the provider console, the database's own views) before advising the customer.`.slice(0, 1000),
       severity: 'medium',
       undetermined: cap([`missing evidence: ${c.missing.map(familyLabel).join(', ')} (no such metric for this target in the window)`, ...parts.undetermined], []),
@@ -205,7 +212,7 @@ function familyBrief(thread: ThreadView, evidence: EvidenceView, c: FamilyConclu
     return {
       ...base,
       counterObservations: parts.counter.slice(0, 3),
-      leadingMechanism: { statement: c.statement.slice(0, 500), strength: 'strong', openLink: null, family: null },
+      hypotheses: [], leadingMechanism: { mode: null, statement: c.statement.slice(0, 500), strength: 'strong', openLink: null, family: null },
       mitigationOrHandoff: 'No database action is needed; if the symptom repeats, check the client, the network or the alert threshold.',
       severity: 'info',
       undetermined: cap(parts.undetermined, []),
@@ -214,7 +221,7 @@ function familyBrief(thread: ThreadView, evidence: EvidenceView, c: FamilyConclu
   return {
     ...base,
     counterObservations: [...c.counter, ...parts.counter].slice(0, 3).map((x) => x.slice(0, 500)),
-    leadingMechanism: { statement: c.statement.slice(0, 500), strength: c.strength, openLink: c.openLink.slice(0, 500), family: c.family },
+    hypotheses: [], leadingMechanism: { mode: null, statement: c.statement.slice(0, 500), strength: c.strength, openLink: c.openLink.slice(0, 500), family: c.family },
     mitigationOrHandoff: c.mitigation.slice(0, 1000),
     severity: parts.severity === 'medium' ? c.severity : parts.severity,
     undetermined: cap([...c.unmeasured.map((f) => `no ${familyLabel(f)} data for this target: the link to the reported symptom is not measured`), ...parts.undetermined], [c.openLink]),

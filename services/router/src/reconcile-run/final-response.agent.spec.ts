@@ -6,12 +6,13 @@ import { reconcile, type ConcludedScenario } from './final-response';
 const brief = (over: Partial<LocalCausalBriefV1> = {}): LocalCausalBriefV1 => ({
   observations: ['p99 statement duration: peak 0.094 at 10:41Z.'],
   counterObservations: [],
-  leadingMechanism: { statement: 'p99 rose 1.9x with 1.3x more statements', strength: 'moderate', openLink: 'which statements make up the added load', family: 'statement_rate' },
+  leadingMechanism: { mode: null, statement: 'p99 rose 1.9x with 1.3x more statements', strength: 'moderate', openLink: 'which statements make up the added load', family: 'statement_rate' },
   strongestAlternative: 'the network',
   workloadAttribution: null,
   mitigationOrHandoff: 'Find the new statements.',
   severity: 'high',
   undetermined: ['which statements make up the added load'],
+  hypotheses: [],
   ...over,
 });
 
@@ -39,7 +40,7 @@ describe('Final Response', () => {
 
   it('takes only the texts from a model: the decision and the clarification stay the router\'s', async () => {
     const model = await openai(() => ({ status: 200, json: chatCompletion(JSON.stringify({ customerReplyMarkdown: 'Please send the cluster ID.', internalHandoffMarkdown: 'Waiting for the customer.' })) }));
-    const scenarios = [scenario(null, brief({ observations: [], leadingMechanism: { statement: 'Not determined', strength: 'undetermined', openLink: 'no target', family: null } }))];
+    const scenarios = [scenario(null, brief({ observations: [], leadingMechanism: { mode: null, statement: 'Not determined', strength: 'undetermined', openLink: 'no target', family: null } }))];
     const out = await writeResponse(model, 'Something is off', reconcile(scenarios), scenarios);
     expect(out).toMatchObject({
       customerReplyMarkdown: 'Please send the cluster ID.',

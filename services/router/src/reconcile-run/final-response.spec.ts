@@ -5,7 +5,7 @@ import { executionRecord, plainWords, reconcile, writeFinalResponse, type Conclu
 const brief = (strength: LocalCausalBriefV1['leadingMechanism']['strength'], observations: string[] = []): LocalCausalBriefV1 => ({
   observations,
   counterObservations: [],
-  leadingMechanism: { statement: 'A full table scan on orders competes with lookups.', strength, openLink: null, family: 'rows_read' },
+  hypotheses: [], leadingMechanism: { mode: null, statement: 'A full table scan on orders competes with lookups.', strength, openLink: null, family: 'rows_read' },
   strongestAlternative: 'network latency',
   workloadAttribution: null,
   mitigationOrHandoff: 'add an index on orders(created_at)',
@@ -91,7 +91,7 @@ describe('final response', () => {
 
   it('keeps internal statistics vocabulary out of the customer reply', () => {
     const obs = 'p99 statement duration on cluster=x rose from a baseline median of 0.04 to 0.09 (robust z 12.3, shift at 10:40Z); peak 0.094 at 10:41Z.';
-    const s = [scenario({ brief: { ...brief('strong', [obs]), leadingMechanism: { statement: 'Latency rose (highest robust z 8.1) sharply.', strength: 'strong', openLink: null, family: 'statement_latency' } } })];
+    const s = [scenario({ brief: { ...brief('strong', [obs]), hypotheses: [], leadingMechanism: { mode: null, statement: 'Latency rose (highest robust z 8.1) sharply.', strength: 'strong', openLink: null, family: 'statement_latency' } } })];
     const r = writeFinalResponse('p99 doubled', reconcile(s), s);
     expect(r.customerReplyMarkdown).not.toMatch(/robust z|baseline median|\bMAD\b/);
     expect(r.customerReplyMarkdown).toContain('rose from a usual level of 0.04 to 0.09; peak 0.094 at 10:41Z.');

@@ -1,0 +1,263 @@
+import { familyLabel } from '@aoc/metric-ontology';
+import { deviatesBadly, formatValue, recovered } from '../family-rules';
+import type { Condition } from './failure-modes.data';
+import { worst, type EvidenceContext } from './evidence-context';
+import { changeFactor, hoursToBound, type SignalState } from './signal-state';
+
+/**
+ * One condition tested against the evidence: it holds, fails on measured data, or cannot be
+ * decided because what it reads was not measured (`unknown`, never a pass). Each result carries
+ * the line of evidence that decided it, how large the finding is (0-1, for ranking) and when it
+ * began.
+ */
+export interface ConditionResult {
+  result: 'holds' | 'fails' | 'unknown';
+  line: string;
+  /** 0-1: how far past its threshold the finding is (a limit reached = 1, a 25 % rise ≈ 0.1). */
+  magnitude: number;
+  at: number | null;
+  /** The family the line is about, when there is one. */
+  family: string | null;
+}
+
+const clock = (ms: number | null) => (ms === null ? 'an unknown time' : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
+const scaled = (st: SignalState, v: number | null) => (v === null ? null : v * st.signal.scale);
+const val = (st: SignalState, v: number | null) => formatValue(scaled(st, v), st.signal.unit);
+const label = (f: string) => familyLabel(f);
+const pct = (r: number) => `${Math.round(r * 100)}%`;
+
+const unknown = (family: string | null, line: string): ConditionResult => ({ result: 'unknown', line, magnitude: 0, at: null, family });
+const fails = (family: string | null, line: string): ConditionResult => ({ result: 'fails', line, magnitude: 0, at: null, family });
+const holds = (family: string | null, line: string, magnitude: number, at: number | null): ConditionResult => ({ result: 'holds', line, magnitude: Math.max(0, Math.min(1, magnitude)), at, family });
+
+/** Magnitude of a change factor: log-scaled so 2x ≈ 0.3, 10x ≈ 0.6, 100x and more ≈ 1. */
+export const factorMagnitude = (f: number) => (Number.isFinite(f) ? Math.min(1, Math.log10(Math.max(1, f)) / 2 + (f >= 1.5 ? 0.1 : 0)) : 1);
+
+const notMeasured = (family: string) => unknown(family, `no ${label(family)} data for this target in the window`);
+
+/** When a state began: the window start when it was already there, else its shift or peak time. */
+function onsetOf(st: SignalState, ctx: EvidenceContext): number | null {
+  if (st.elevatedAtStart) return ctx.window?.from ?? null;
+  return st.signal.shiftAt ?? st.signal.maxAt;
+}
+
+const usualText = (st: SignalState) => (st.usualFrom === 'prior_hour' ? 'its level in the hour before the window' : 'its usual level');
+
+function limitOf(ctx: EvidenceContext, family: string): { value: number; text: (v: number) => string } | null {
+  const st = worst(ctx, family);
+  const bound = st ? (st.signal.last ?? st.signal.max) : null;
+  if (st && bound !== null && bound > 0) return { value: bound, text: (v) => val(st, v) };
+  const setting = ctx.settings.get(family);
+  return setting !== undefined && setting > 0 ? { value: setting, text: (v) => formatValue(v, 'count') } : null;
+}
+
+function atLimit(c: Extract<Condition, { kind: 'atLimit' }>, ctx: EvidenceContext): ConditionResult {
+  const st = worst(ctx, c.family);
+  if (!st) return notMeasured(c.family);
+  const limit = limitOf(ctx, c.limit);
+  if (!limit) return unknown(c.family, `${label(c.limit)} is not measured, so ${label(c.family)} cannot be set against it`);
+  const peak = st.signal.max;
+  if (peak === null) return notMeasured(c.family);
+  const ratio = peak / limit.value;
+  const startRatio = st.start !== null ? st.start / limit.value : 0;
+  if (ratio < c.ratio) return fails(c.family, `${label(c.family)} peaked at ${val(st, peak)}, ${pct(ratio)} of the ${label(c.limit)} of ${limit.text(limit.value)}`);
+  const already = startRatio >= c.ratio;
+  const line = already
+    ? `${label(c.family)} was already at ${val(st, st.start)} (${pct(startRatio)} of the ${label(c.limit)} of ${limit.text(limit.value)}) when the window began and peaked at ${val(st, peak)}`
+    : `${label(c.family)} reached ${val(st, peak)} at ${clock(st.signal.maxAt)}, ${pct(ratio)} of the ${label(c.limit)} of ${limit.text(limit.value)}`;
+  return holds(c.family, line, 0.85 + 0.15 * Math.min(1, ratio), already ? (ctx.window?.from ?? null) : (st.signal.shiftAt ?? st.signal.maxAt));
+}
+
+function level(c: Extract<Condition, { kind: 'level' }>, ctx: EvidenceContext): ConditionResult {
+  const st = worst(ctx, c.family);
+  if (!st) return notMeasured(c.family);
+  const raw = c.over === 'peak' ? st.signal.max : c.over === 'low' ? st.signal.min : st.sustained;
+  const v = scaled(st, raw);
+  if (v === null) return notMeasured(c.family);
+  const okLow = c.atLeast === undefined || v >= c.atLeast;
+  const okHigh = c.atMost === undefined || v <= c.atMost;
+  const what = c.over === 'sustained' ? 'held' : c.over === 'low' ? 'fell to' : 'peaked at';
+  const text = `${label(c.family)} (${st.signal.metric}) ${what} ${formatValue(v, st.signal.unit)}`;
+  if (!(okLow && okHigh)) return fails(c.family, text);
+  const from = st.start !== null && (c.atLeast === undefined || (scaled(st, st.start) ?? -Infinity) >= c.atLeast) && (c.atMost === undefined || (scaled(st, st.start) ?? Infinity) <= c.atMost);
+  return holds(c.family, `${text}${from ? ' from the start of the window' : ''}${c.over === 'sustained' ? ' over the second half of the window' : ''}`, 0.9, from ? (ctx.window?.from ?? null) : onsetOf(st, ctx));
+}
+
+function nearEmpty(c: Extract<Condition, { kind: 'nearEmpty' }>, ctx: EvidenceContext): ConditionResult {
+  const st = worst(ctx, c.family);
+  if (!st) return notMeasured(c.family);
+  const low = st.signal.min;
+  if (low === null) return notMeasured(c.family);
+  const cap = c.capacity ? limitOf(ctx, c.capacity) : null;
+  const reference = cap?.value ?? st.usual ?? st.signal.first;
+  if (reference === null || reference <= 0) return unknown(c.family, `no capacity or usual level to set ${label(c.family)} against`);
+  const share = low / reference;
+  const of = cap ? `of the ${label(c.capacity ?? c.family)} of ${cap.text(cap.value)}` : `of ${usualText(st)} of ${val(st, reference)}`;
+  if (share <= c.ratio) return holds(c.family, `${label(c.family)} fell to ${val(st, low)} (${pct(share)} ${of}) at ${clock(st.signal.shiftAt)}`, 1, onsetOf(st, ctx));
+  const hours = c.withinHours !== undefined && st.rampPerHour !== null && st.rampPerHour < 0 ? hoursToBound(st, 0) : null;
+  if (hours !== null && c.withinHours !== undefined && hours <= c.withinHours) {
+    return holds(c.family, `${label(c.family)} is falling by ${val(st, -st.rampPerHour! )} per hour to ${val(st, st.end)}: at this rate it runs out in about ${hours < 1 ? `${Math.max(1, Math.round(hours * 60))} minutes` : `${Math.round(hours * 10) / 10} hours`}`, 0.8, st.signal.shiftAt);
+  }
+  return fails(c.family, `${label(c.family)} stayed at ${val(st, low)} or more (${pct(share)} ${of})`);
+}
+
+function change(c: Extract<Condition, { kind: 'rise' | 'fall' }>, ctx: EvidenceContext): ConditionResult {
+  const st = worst(ctx, c.family);
+  if (!st) return notMeasured(c.family);
+  const dir = c.kind === 'rise' ? 'up' : 'down';
+  const factor = changeFactor(st, dir);
+  if (factor === null) return notMeasured(c.family);
+  const extreme = dir === 'up' ? st.signal.max : st.signal.min;
+  const times = Number.isFinite(factor) ? `${factor >= 10 ? Math.round(factor) : Math.round(factor * 10) / 10}x` : 'from zero';
+  const line = `${label(c.family)} (${st.signal.metric}) ${dir === 'up' ? 'rose' : 'fell'} from ${usualText(st)} of ${val(st, st.usual)} to ${val(st, extreme)} (${times})${st.signal.shiftAt ? ` from ${clock(st.signal.shiftAt)}` : ''}`;
+  // A plain statistical wobble is not a change: the providers' shift test must agree, or the move must be large.
+  const real = deviatesBadly(st.signal) || st.elevatedAtStart || factor >= 2 * c.factor || st.shape === 'ramp' || st.shape === 'step';
+  if (factor < c.factor || !real) return fails(c.family, `${label(c.family)} stayed near ${usualText(st)} of ${val(st, st.usual)} (at most ${val(st, extreme)})`);
+  const back = recovered(st.signal) ? `, and was back to ${val(st, st.signal.last)} by the end of the window` : '';
+  return holds(c.family, `${line}${back}`, factorMagnitude(factor), onsetOf(st, ctx));
+}
+
+function ramp(c: Extract<Condition, { kind: 'ramp' }>, ctx: EvidenceContext): ConditionResult {
+  const st = worst(ctx, c.family);
+  if (!st) return notMeasured(c.family);
+  if (st.shape === 'unknown') return unknown(c.family, `the trend of ${label(c.family)} is not available (no series shape)`);
+  const slope = st.rampPerHour;
+  if (st.shape !== 'ramp' || slope === null || (c.direction === 'up' ? slope <= 0 : slope >= 0)) return fails(c.family, `${label(c.family)} shows no steady ${c.direction === 'up' ? 'rise' : 'fall'} over the window (${st.shape})`);
+  const rel = st.usual ? Math.abs(slope / st.usual) : 1;
+  return holds(c.family, `${label(c.family)} ${c.direction === 'up' ? 'climbed' : 'declined'} steadily by ${val(st, Math.abs(slope))} per hour, from ${val(st, st.start)} to ${val(st, st.end)}`, Math.min(1, 0.4 + rel), st.signal.shiftAt ?? ctx.window?.from ?? null);
+}
+
+function steady(c: Extract<Condition, { kind: 'steady' }>, ctx: EvidenceContext): ConditionResult {
+  const st = worst(ctx, c.family);
+  if (!st) return notMeasured(c.family);
+  const up = changeFactor(st, 'up');
+  const down = changeFactor(st, 'down');
+  if (up === null || down === null) return notMeasured(c.family);
+  const moved = Math.max(up, down) - 1;
+  const basis = st.sustained !== null && st.usual ? Math.abs(st.sustained / st.usual - 1) : moved;
+  return basis <= c.within
+    ? holds(c.family, `${label(c.family)} stayed near ${usualText(st)} of ${val(st, st.usual)} (within ${pct(basis)})`, 0.5, null)
+    : fails(c.family, `${label(c.family)} moved from ${val(st, st.usual)} to ${val(st, st.sustained)}`);
+}
+
+function outpaces(c: Extract<Condition, { kind: 'outpaces' }>, ctx: EvidenceContext): ConditionResult {
+  const a = worst(ctx, c.family);
+  const b = worst(ctx, c.other);
+  if (!a) return notMeasured(c.family);
+  if (!b) return notMeasured(c.other);
+  const fa = changeFactor(a, 'up');
+  const fb = changeFactor(b, 'up');
+  if (fa === null || fb === null) return unknown(c.family, `no usual level for ${label(c.family)} or ${label(c.other)}`);
+  const ratio = fb > 0 ? fa / Math.max(fb, 1) : fa;
+  const text = `${label(c.family)} grew ${Number.isFinite(fa) ? `${Math.round(fa * 10) / 10}x` : 'from zero'} while ${label(c.other)} grew ${Math.round(fb * 10) / 10}x`;
+  return ratio >= c.factor ? holds(c.family, text, factorMagnitude(ratio), a.signal.shiftAt) : fails(c.family, text);
+}
+
+function before(c: Extract<Condition, { kind: 'before' }>, ctx: EvidenceContext): ConditionResult {
+  const a = worst(ctx, c.first);
+  const b = worst(ctx, c.then);
+  if (!a || !b) return notMeasured(!a ? c.first : c.then);
+  const ta = onsetOf(a, ctx);
+  const tb = onsetOf(b, ctx);
+  if (!deviatesBadly(a.signal) && !a.elevatedAtStart) return fails(c.first, `${label(c.first)} did not move`);
+  if (ta === null || tb === null) return unknown(c.first, `no onset time for ${label(c.first)} or ${label(c.then)}`);
+  const text = `${label(c.first)} changed at ${clock(ta)}, ${label(c.then)} at ${clock(tb)}`;
+  return ta <= tb + 60_000 ? holds(c.first, text, 0.5, ta) : fails(c.first, text);
+}
+
+function skew(c: Extract<Condition, { kind: 'skew' }>, ctx: EvidenceContext): ConditionResult {
+  const states = ctx.byFamily.get(c.family) ?? [];
+  if (states.length < 2) return states.length === 0 ? notMeasured(c.family) : unknown(c.family, `only one ${label(c.family)} series, so no spread across nodes`);
+  const [a, b] = states;
+  const ratio = a.signal.max !== null && b.signal.max !== null && b.signal.max > 0 ? a.signal.max / b.signal.max : null;
+  if (ratio === null) return unknown(c.family, `no peak to compare across ${label(c.family)} series`);
+  const text = `${label(c.family)} of ${a.signal.subject} peaked at ${val(a, a.signal.max)}, ${Math.round(ratio * 10) / 10}x the next (${b.signal.subject})`;
+  return ratio >= c.atLeast ? holds(c.family, text, factorMagnitude(ratio), a.signal.maxAt) : fails(c.family, text);
+}
+
+function eventOrLog(c: Extract<Condition, { kind: 'event' | 'log' }>, ctx: EvidenceContext): ConditionResult {
+  const kinds = c.kind === 'event' ? c.events : [];
+  const patterns = c.patterns;
+  const ev = ctx.events.find((e) => kinds.includes(e.kind as (typeof kinds)[number]));
+  if (ev) return holds(null, `${ev.kind.replace(/_/g, ' ')} at ${clock(ev.at)} (${ev.text})`, 0.8, ev.at);
+  const log = patterns.map((p) => [p, ctx.logPatterns.get(p)] as const).find(([, v]) => v !== undefined);
+  if (log && log[1]) return holds(null, `the database log shows ${log[1].count} "${log[0].replace(/_/g, ' ')}" line${log[1].count === 1 ? '' : 's'} from ${clock(log[1].at)}`, 0.75, log[1].at);
+  const eventsRead = kinds.length > 0 && ctx.read.events;
+  const logsRead = patterns.length > 0 && ctx.read.logs;
+  if (eventsRead || logsRead) return fails(null, `no ${[...kinds, ...patterns].map((k) => k.replace(/_/g, ' ')).join(' or ')} ${logsRead ? 'line in the database log' : 'event'} in the window`);
+  const missing = patterns.length > 0 ? (ctx.notConfigured.has('logs') ? 'the database log is not configured for this target' : 'the database log was not read') : 'no event source covers this target';
+  return unknown(null, missing);
+}
+
+function statement(c: Extract<Condition, { kind: 'statement' }>, ctx: EvidenceContext): ConditionResult {
+  const lead = ctx.leadStatement;
+  if (!lead) return unknown(null, ctx.notConfigured.has('statements') ? 'statement statistics are not configured for this target' : 'no statement statistics were read');
+  if (lead.share === null) return unknown(null, `the statement statistics give no share of time for ${lead.ref}`);
+  const text = `statement ${lead.ref} takes ${Math.round(lead.share)}% of the statement time`;
+  return lead.share >= c.atLeast ? holds(null, text, lead.share / 100, null) : fails(null, text);
+}
+
+function count(c: Extract<Condition, { kind: 'count' }>, ctx: EvidenceContext): ConditionResult {
+  const v = ctx.counts.get(c.family);
+  if (v === undefined) return unknown(c.family, `no session or statement statistics of ${label(c.family)}`);
+  const text = `${v} ${label(c.family)} in the session statistics when they were read`;
+  return v >= c.atLeast ? holds(c.family, text, 0.7, null) : fails(c.family, text);
+}
+
+function named(c: Extract<Condition, { kind: 'named' }>, ctx: EvidenceContext): ConditionResult {
+  const states = ctx.byFamily.get(c.family) ?? [];
+  if (states.length === 0) return notMeasured(c.family);
+  const re = new RegExp(c.pattern, 'i');
+  const hit = states.find((st) => re.test(st.signal.metric));
+  return hit ? holds(c.family, `${label(c.family)} is measured by ${hit.signal.metric}`, 0.3, null) : fails(c.family, `no ${label(c.family)} series is of that kind`);
+}
+
+function quiet(ctx: EvidenceContext): ConditionResult {
+  const states = [...ctx.byFamily.values()].flat();
+  if (states.length === 0 || !states.some((st) => st.signal.score !== null)) return unknown(null, 'no series could be set against its usual level');
+  const moved = states.filter((st) => deviatesBadly(st.signal) || st.elevatedAtStart);
+  if (moved.length > 0) return fails(moved[0].signal.family, `${label(moved[0].signal.family)} left its usual level`);
+  const shown = states.slice(0, 4).map((st) => `${label(st.signal.family)} stayed between ${val(st, st.signal.min)} and ${val(st, st.signal.max)}`);
+  return holds(null, shown.join('; '), 0.6, null);
+}
+
+export function evaluateCondition(c: Condition, ctx: EvidenceContext): ConditionResult {
+  switch (c.kind) {
+    case 'atLimit':
+      return atLimit(c, ctx);
+    case 'level':
+      return level(c, ctx);
+    case 'nearEmpty':
+      return nearEmpty(c, ctx);
+    case 'rise':
+    case 'fall':
+      return change(c, ctx);
+    case 'deviates': {
+      const st = worst(ctx, c.family);
+      if (!st) return notMeasured(c.family);
+      const hit = (ctx.byFamily.get(c.family) ?? []).find((s) => deviatesBadly(s.signal));
+      return hit ? change({ kind: hit.signal.direction === 'down' ? 'fall' : 'rise', family: c.family, factor: 1 }, { ...ctx, byFamily: new Map([[c.family, [hit]]]) }) : fails(c.family, `${label(c.family)} stayed near ${usualText(st)} of ${val(st, st.usual)}`);
+    }
+    case 'ramp':
+      return ramp(c, ctx);
+    case 'steady':
+      return steady(c, ctx);
+    case 'outpaces':
+      return outpaces(c, ctx);
+    case 'before':
+      return before(c, ctx);
+    case 'skew':
+      return skew(c, ctx);
+    case 'event':
+    case 'log':
+      return eventOrLog(c, ctx);
+    case 'statement':
+      return statement(c, ctx);
+    case 'count':
+      return count(c, ctx);
+    case 'named':
+      return named(c, ctx);
+    case 'quiet':
+      return quiet(ctx);
+  }
+}

@@ -1,0 +1,123 @@
+import { recovered } from '../family-rules';
+import { evaluateCondition, type ConditionResult } from './conditions';
+import { deviatingFamilies, worst, type EvidenceContext } from './evidence-context';
+import { RANKING, type Clause, type Condition, type FailureMode } from './failure-modes.data';
+
+/**
+ * Tests failure modes against the evidence. A mode is `confirmed` when every clause of its
+ * signature holds and nothing that refutes it holds; `refuted` when a clause fails on measured
+ * data or a refuting condition holds; `undetermined` when a clause could not be decided (its
+ * family or channel was not measured). Confirmed modes are ranked by how much of the symptom
+ * they explain, how large their evidence is, when it began against the symptom, and support.
+ */
+export type Verdict = 'confirmed' | 'refuted' | 'undetermined';
+
+export interface Hypothesis {
+  mode: FailureMode;
+  verdict: Verdict;
+  /** The evidence lines that decided the verdict, most telling first. */
+  deciding: string[];
+  /** Supporting lines (confirmed modes only). */
+  support: string[];
+  /** For undetermined modes: what would settle them. */
+  missing: string[];
+  score: number;
+  /** When the mode's evidence began (ms), when known. */
+  at: number | null;
+  /** The family its leading evidence is about. */
+  family: string | null;
+  /** The decisive signal was back near its usual level by the end of the window. */
+  recovered: boolean;
+  /** Set when another confirmed mode explains this one. */
+  explainedBy: string | null;
+}
+
+interface ClauseResult {
+  result: ConditionResult['result'];
+  lines: ConditionResult[];
+}
+
+function evaluateAll(conds: readonly Condition[], ctx: EvidenceContext): ClauseResult {
+  const rs = conds.map((c) => evaluateCondition(c, ctx));
+  const result = rs.every((r) => r.result === 'holds') ? 'holds' : rs.some((r) => r.result === 'fails') ? 'fails' : 'unknown';
+  return { result, lines: result === 'holds' ? rs : rs.filter((r) => r.result === result) };
+}
+
+function evaluateClause(clause: Clause, ctx: EvidenceContext): ClauseResult {
+  if (!('anyOf' in clause)) {
+    const r = evaluateCondition(clause, ctx);
+    return { result: r.result, lines: [r] };
+  }
+  const parts = clause.anyOf.map((alt) => ('allOf' in alt ? evaluateAll(alt.allOf, ctx) : { result: evaluateCondition(alt, ctx).result, lines: [evaluateCondition(alt, ctx)] }));
+  const held = parts.filter((p) => p.result === 'holds').sort((a, b) => Math.max(...b.lines.map((l) => l.magnitude)) - Math.max(...a.lines.map((l) => l.magnitude)));
+  if (held.length > 0) return { result: 'holds', lines: held.flatMap((p) => p.lines) };
+  if (parts.every((p) => p.result === 'fails')) return { result: 'fails', lines: parts.flatMap((p) => p.lines) };
+  return { result: 'unknown', lines: parts.filter((p) => p.result === 'unknown').flatMap((p) => p.lines) };
+}
+
+const unique = (xs: readonly string[]) => [...new Set(xs)];
+
+/** Symptom families of the thread: what the scenario is about plus effect families that moved. */
+export function symptomFamilies(ctx: EvidenceContext, asked: readonly string[]): string[] {
+  const effects = ['statement_latency', 'errors', 'availability', 'active_sessions', 'connections', 'replication_lag'];
+  return unique([...asked, ...deviatingFamilies(ctx).filter((f) => effects.includes(f))]);
+}
+
+function timing(at: number | null, ctx: EvidenceContext, symptomStart: number | null): number {
+  const ref = ctx.onset ?? symptomStart;
+  if (at === null) return 0.5;
+  if (ref === null) return 0.7;
+  const minutes = (at - ref) / 60_000;
+  if (minutes <= 10 && minutes >= -30) return 1;
+  if (minutes < -30) return 0.75;
+  return minutes <= 20 ? 0.6 : 0.25;
+}
+
+export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, symptoms: readonly string[], symptomStart: number | null): Hypothesis {
+  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null };
+  const refuting = mode.refutedBy.map((c) => evaluateCondition(c, ctx)).find((r) => r.result === 'holds');
+  if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.line] };
+  const clauses = mode.signature.map((c) => evaluateClause(c, ctx));
+  const failed = clauses.find((c) => c.result === 'fails');
+  if (failed) return { ...base, verdict: 'refuted', deciding: failed.lines.slice(0, 2).map((l) => l.line) };
+  const open = clauses.filter((c) => c.result === 'unknown');
+  if (open.length > 0) return { ...base, verdict: 'undetermined', deciding: [], missing: unique(open.flatMap((c) => c.lines.map((l) => l.line))).slice(0, 3) };
+  const lines = clauses.flatMap((c) => c.lines);
+  const support = mode.supporting.map((c) => evaluateCondition(c, ctx)).filter((r) => r.result === 'holds');
+  const magnitude = Math.max(...lines.map((l) => l.magnitude));
+  const times = lines.map((l) => l.at).filter((t): t is number => t !== null);
+  const at = times.length > 0 ? Math.min(...times) : null;
+  const covered = symptoms.length === 0 ? 0.5 : symptoms.filter((f) => (mode.symptoms as readonly string[]).includes(f) || (mode.evidence.families as readonly string[]).includes(f)).length / symptoms.length;
+  const supportShare = mode.supporting.length === 0 ? 0.5 : support.length / mode.supporting.length;
+  const score = RANKING.magnitude * magnitude + RANKING.coverage * covered + RANKING.timing * timing(at, ctx, symptomStart) + RANKING.support * supportShare;
+  const lead = [...lines].sort((a, b) => b.magnitude - a.magnitude)[0];
+  const leadState = lead?.family ? worst(ctx, lead.family) : null;
+  return {
+    ...base,
+    verdict: 'confirmed',
+    deciding: unique([...lines].sort((a, b) => b.magnitude - a.magnitude).map((l) => l.line)).slice(0, 3),
+    support: unique(support.map((s) => s.line)).slice(0, 2),
+    score,
+    at,
+    family: mode.family,
+    recovered: leadState ? recovered(leadState.signal) && !leadState.elevatedAtStart : false,
+  };
+}
+
+/** Every mode tested; confirmed ones ranked, those another confirmed mode explains marked and put after it. */
+export function evaluateModes(modes: readonly FailureMode[], ctx: EvidenceContext, asked: readonly string[]): Hypothesis[] {
+  const symptoms = symptomFamilies(ctx, asked);
+  const starts = symptoms.map((f) => worst(ctx, f)).map((st) => (st ? (st.elevatedAtStart ? (ctx.window?.from ?? null) : st.signal.shiftAt) : null)).filter((t): t is number => t !== null);
+  const symptomStart = starts.length > 0 ? Math.min(...starts) : null;
+  const all = modes.map((m) => evaluateMode(m, ctx, symptoms, symptomStart));
+  // A clean bill of health stands only when no fault is confirmed.
+  const fault = all.filter((h) => h.verdict === 'confirmed' && h.mode.id !== 'healthy').sort((a, b) => b.score - a.score)[0];
+  for (const h of all) if (fault && h.mode.id === 'healthy' && h.verdict === 'confirmed') Object.assign(h, { verdict: 'refuted', deciding: [`the evidence confirms ${fault.mode.name}: ${fault.deciding[0] ?? ''}`], score: 0 });
+  const confirmed = all.filter((h) => h.verdict === 'confirmed').sort((a, b) => b.score - a.score);
+  for (const h of confirmed) {
+    const by = confirmed.find((o) => o !== h && o.mode.explains.includes(h.mode.id) && !h.mode.explains.includes(o.mode.id));
+    if (by) h.explainedBy = by.mode.id;
+  }
+  const order = (h: Hypothesis) => (h.verdict === 'confirmed' ? (h.explainedBy ? 1 : 0) : h.verdict === 'undetermined' ? 2 : 3);
+  return [...all].sort((a, b) => order(a) - order(b) || b.score - a.score);
+}

@@ -1,0 +1,126 @@
+import type { EvidenceFactV1 } from '@aoc/contracts';
+import { deviatesBadly, familySignals, type FamilySignal } from '../family-rules';
+import { signalState, type SignalState } from './signal-state';
+
+/**
+ * Everything a condition may read, gathered once per thread from the materialised facts: the
+ * state of each measured family, events (reported by a provider or derived from metrics), log
+ * patterns, statement and session statistics, settings, and which channels were read or are
+ * not configured for the target.
+ */
+export interface EventSeen {
+  kind: string;
+  source: 'metrics' | 'logs' | 'provider';
+  at: number | null;
+  count: number;
+  text: string;
+}
+
+export interface EvidenceContext {
+  /** Every series of a family, the most extreme in its bad direction first. */
+  byFamily: Map<string, SignalState[]>;
+  events: EventSeen[];
+  /** Log patterns seen, with their line counts and first times. */
+  logPatterns: Map<string, { count: number; at: number | null }>;
+  /** Whether each channel was read (a result, even empty) and which are not configured. */
+  read: { logs: boolean; statements: boolean; events: boolean };
+  notConfigured: Set<string>;
+  /** The lead statement of statement statistics: share of time (%) and its reference. */
+  leadStatement: { share: number | null; ref: string; attrs: Record<string, string | number | boolean> } | null;
+  /** Counts from session and statement statistics by family. */
+  counts: Map<string, number>;
+  /** Settings by family (max_connections → connection_limit). */
+  settings: Map<string, number>;
+  window: { from: number; to: number } | null;
+  onset: number | null;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i.test(v) ? Number(v) : null);
+const time = (v: unknown): number | null => {
+  if (typeof v !== 'string' || v === 'n/a') return null;
+  const t = Date.parse(v);
+  return Number.isFinite(t) ? t : null;
+};
+
+function worstFirst(states: SignalState[]): SignalState[] {
+  return [...states].sort((a, b) => {
+    const down = a.signal.badDirection === 'down';
+    const va = down ? -(a.signal.min ?? Infinity) : (a.signal.max ?? -Infinity);
+    const vb = down ? -(b.signal.min ?? Infinity) : (b.signal.max ?? -Infinity);
+    return vb - va;
+  });
+}
+
+/** Restarts and role changes the metrics themselves show: an uptime that starts again, a start time or failover count that moves. */
+function derivedEvents(signals: readonly FamilySignal[]): EventSeen[] {
+  const out: EventSeen[] = [];
+  for (const s of signals) {
+    if (s.family === 'uptime' && s.first !== null && s.min !== null && s.first > 0 && s.min < 0.5 * s.first) {
+      out.push({ kind: 'restart', source: 'metrics', at: s.shiftAt, count: 1, text: `${s.metric} started again from ${Math.round(s.min)} s` });
+    }
+    if (s.family === 'restarts' && s.first !== null && s.max !== null && s.max > s.first) {
+      out.push({ kind: 'restart', source: 'metrics', at: s.maxAt ?? s.shiftAt, count: 1, text: `${s.metric} moved from ${s.first} to ${s.max}` });
+    }
+    if (s.family === 'failover' && s.first !== null && s.max !== null && s.min !== null && s.max !== s.min) {
+      out.push({ kind: 'role_change', source: 'metrics', at: s.shiftAt ?? s.maxAt, count: 1, text: `${s.metric} changed from ${s.first} to ${s.last ?? s.max}` });
+    }
+  }
+  return out;
+}
+
+export function buildContext(facts: readonly EvidenceFactV1[], window: { from: string; to: string } | null, onset: number | null): EvidenceContext {
+  const signals = familySignals(facts);
+  const byFamily = new Map<string, SignalState[]>();
+  for (const s of signals) byFamily.set(s.family, [...(byFamily.get(s.family) ?? []), signalState(s)]);
+  for (const [f, states] of byFamily) byFamily.set(f, worstFirst(states));
+  const events: EventSeen[] = derivedEvents(signals);
+  const logPatterns = new Map<string, { count: number; at: number | null }>();
+  const counts = new Map<string, number>();
+  const settings = new Map<string, number>();
+  const notConfigured = new Set<string>();
+  const read = { logs: false, statements: false, events: events.length > 0 || signals.some((s) => ['uptime', 'restarts', 'failover'].includes(s.family)) };
+  let leadStatement: EvidenceContext['leadStatement'] = null;
+  for (const f of facts) {
+    const a = f.attributes;
+    const family = typeof a['family'] === 'string' ? a['family'] : typeof a['reads'] === 'string' ? a['reads'] : null;
+    if (a['source'] === 'logs') read.logs = true;
+    if (f.kind === 'note' && (f.value === 'not_configured' || a['status'] === 'not_configured') && typeof a['channel'] === 'string') notConfigured.add(a['channel']);
+    if (f.kind === 'event') {
+      const at = time(a['at']) ?? time(a['firstAt']);
+      const count = num(f.value) ?? 1;
+      if (typeof a['pattern'] === 'string') {
+        const prev = logPatterns.get(a['pattern']);
+        logPatterns.set(a['pattern'], { count: (prev?.count ?? 0) + count, at: prev?.at ?? at });
+      } else if (typeof a['event'] === 'string') {
+        read.events = true;
+        events.push({ kind: a['event'], source: a['source'] === 'metrics' ? 'metrics' : 'provider', at, count, text: f.subject });
+      }
+    }
+    if (f.kind === 'top_item') {
+      read.statements = true;
+      const share = num(a['share']);
+      if (!leadStatement || (share !== null && (leadStatement.share ?? -1) < share)) leadStatement = { share, ref: String(a['digest'] ?? f.subject).slice(0, 80), attrs: a };
+    }
+    if (f.kind === 'count' && family && a['source'] !== 'logs' && typeof a['source'] === 'string') {
+      read.statements = true;
+      const v = num(f.value);
+      if (v !== null) counts.set(family, Math.max(counts.get(family) ?? 0, v));
+    }
+    if (f.kind === 'config_value' && family) {
+      const v = num(f.value);
+      if (v !== null) settings.set(family, v);
+    }
+  }
+  const w = window ? { from: Date.parse(window.from), to: Date.parse(window.to) } : null;
+  return { byFamily, events, logPatterns, read, notConfigured, leadStatement, counts, settings, window: w && Number.isFinite(w.from) && Number.isFinite(w.to) ? w : null, onset };
+}
+
+/** The worst series of a family, or null when the family was not measured. */
+export function worst(ctx: EvidenceContext, family: string): SignalState | null {
+  return ctx.byFamily.get(family)?.[0] ?? null;
+}
+
+/** Families with a series that left its usual level in its bad direction. */
+export function deviatingFamilies(ctx: EvidenceContext): string[] {
+  return [...ctx.byFamily.entries()].filter(([, states]) => states.some((st) => deviatesBadly(st.signal))).map(([f]) => f);
+}

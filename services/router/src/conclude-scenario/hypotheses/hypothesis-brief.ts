@@ -1,0 +1,126 @@
+import { MAX_HYPOTHESES, MAX_HYPOTHESIS_LINE, type EvidenceFactV1, type LocalCausalBriefV1 } from '@aoc/contracts';
+import { familyLabel } from '@aoc/metric-ontology';
+import { buildContext, type EvidenceContext } from './evidence-context';
+import { evaluateModes, type Hypothesis } from './evaluate-modes';
+import { FAILURE_MODES, type FailureMode } from './failure-modes.data';
+
+/**
+ * A scenario thread's conclusion from its failure modes: the modes the scenario tests are each
+ * confirmed, refuted or left undetermined against the evidence; the best-ranked confirmed mode
+ * leads, its refuted look-alikes are named with the line that ruled them out, and undetermined
+ * ones say what would settle them. Returns null when no mode (not even "healthy") is confirmed,
+ * so the caller can fall back to its family rules.
+ */
+export interface HypothesisThread {
+  scenario: string;
+  /** The scenario's own families (what the ticket is about). */
+  families: readonly string[];
+  /** A general symptom (latency, errors) or the health check: every mode is a candidate. */
+  general: boolean;
+  window: { from: string; to: string } | null;
+  onset: number | null;
+}
+
+export interface HypothesisOutcome {
+  hypotheses: Hypothesis[];
+  lead: Hypothesis | null;
+  context: EvidenceContext;
+}
+
+const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const clock = (ms: number | null) => (ms === null ? null : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
+
+/** The modes a scenario tests: its own, or all of them for a general symptom. */
+export function modesFor(thread: Pick<HypothesisThread, 'scenario' | 'general'>, modes: readonly FailureMode[] = FAILURE_MODES): FailureMode[] {
+  if (thread.general) return [...modes];
+  const own = modes.filter((m) => m.scenarios.includes(thread.scenario));
+  // The modes an own mode is told apart from are tested too, so they can be ruled out by name.
+  const looks = new Set(own.flatMap((m) => m.lookAlikes.map((l) => l.mode)));
+  return modes.filter((m) => own.includes(m) || looks.has(m.id) || m.id === 'healthy');
+}
+
+export function testHypotheses(thread: HypothesisThread, facts: readonly EvidenceFactV1[]): HypothesisOutcome {
+  const context = buildContext(facts, thread.window, thread.onset);
+  const hypotheses = evaluateModes(modesFor(thread), context, thread.families);
+  const lead = hypotheses.find((h) => h.verdict === 'confirmed' && !h.explainedBy) ?? null;
+  return { hypotheses, lead, context };
+}
+
+/** The lines the brief reports per mode, bounded by the contract. */
+export function hypothesisSummary(hypotheses: readonly Hypothesis[]): NonNullable<LocalCausalBriefV1['hypotheses']> {
+  const shown = [...hypotheses.filter((h) => h.verdict !== 'refuted'), ...hypotheses.filter((h) => h.verdict === 'refuted')].slice(0, MAX_HYPOTHESES);
+  return shown.map((h) => ({
+    mode: h.mode.id,
+    verdict: h.verdict,
+    score: Math.round(Math.max(0, Math.min(1, h.score)) * 1000) / 1000,
+    explainedBy: h.explainedBy,
+    evidence: (h.verdict === 'undetermined' ? h.missing : h.deciding).slice(0, 3).map((l) => cut(l, MAX_HYPOTHESIS_LINE)),
+  }));
+}
+
+/** "Ruled out X: <line>" for the lead's look-alikes (and any other refuted mode the scenario named). */
+export function ruledOut(lead: Hypothesis, hypotheses: readonly Hypothesis[]): string[] {
+  const looks = new Map(lead.mode.lookAlikes.map((l) => [l.mode, l.tell]));
+  return hypotheses
+    .filter((h) => h !== lead && looks.has(h.mode.id) && (h.verdict === 'refuted' || h.explainedBy === lead.mode.id))
+    .map((h) =>
+      h.explainedBy === lead.mode.id
+        ? `${capital(h.mode.name)} is an effect of the ${lead.mode.name}, not a separate cause: ${h.deciding[0] ?? ''}`
+        : `Ruled out ${h.mode.name}: ${h.deciding[0] ?? looks.get(h.mode.id)}`,
+    );
+}
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** What would settle the modes left open. */
+export function toSettle(hypotheses: readonly Hypothesis[]): string[] {
+  return hypotheses
+    .filter((h) => h.verdict === 'undetermined')
+    .slice(0, 4)
+    .map((h) => `${h.mode.name} not tested: ${h.missing[0] ?? 'its evidence was not available'}; it would be settled by ${h.mode.confirmsWith}`);
+}
+
+export function leadStatement(lead: Hypothesis): string {
+  const when = clock(lead.at);
+  const state = lead.recovered ? ' It was back near its usual level by the end of the window: the incident has recovered and is not active now.' : '';
+  const since = when && !lead.deciding.some((d) => d.includes(when)) ? ` (from about ${when})` : '';
+  return cut(`${lead.mode.headline}${since}: ${lead.deciding.join('; ')}.${state}`, 500);
+}
+
+/** The brief of a thread whose lead mode is confirmed; the caller supplies the observations and what its other rules found. */
+export function hypothesisBrief(outcome: HypothesisOutcome & { lead: Hypothesis }, parts: { observations: string[]; strongestAlternative: string; workloadAttribution: string | null; undetermined: string[] }): LocalCausalBriefV1 {
+  const { lead, hypotheses } = outcome;
+  const healthy = lead.mode.id === 'healthy';
+  const ruled = ruledOut(lead, hypotheses);
+  const settle = toSettle(hypotheses);
+  const support = lead.support.map((s) => `${capital(s)}.`);
+  return {
+    observations: parts.observations.slice(0, 4),
+    counterObservations: [...ruled, ...(healthy ? [] : support)].slice(0, 3).map((c) => cut(c, 500)),
+    leadingMechanism: {
+      statement: healthy ? cut(`${lead.mode.headline}: ${lead.deciding.join('; ')}.`, 500) : leadStatement(lead),
+      strength: healthy ? 'strong' : lead.support.length > 0 && lead.deciding.length > 1 ? 'confirmed' : 'strong',
+      openLink: healthy ? null : cut(lead.mode.openQuestion, 500),
+      family: healthy ? null : lead.family,
+      mode: lead.mode.id,
+    },
+    strongestAlternative: cut(lead.mode.lookAlikes[0]?.tell ?? parts.strongestAlternative, 500),
+    workloadAttribution: parts.workloadAttribution,
+    mitigationOrHandoff: cut(lead.mode.mitigation, 1000),
+    severity: healthy ? 'info' : lead.recovered ? 'medium' : 'high',
+    undetermined: [...settle, ...parts.undetermined].slice(0, 10).map((u) => cut(u, 500)),
+    hypotheses: hypothesisSummary(hypotheses),
+  };
+}
+
+/** Families of the missing channels, in words, for a brief that could not confirm any mode. */
+export function missingEvidence(outcome: HypothesisOutcome): string[] {
+  const channels = [...outcome.context.notConfigured].map((c) => `${c === 'logs' ? 'the database log' : c === 'statements' ? 'statement statistics' : c} is not configured for this target, so the modes it would confirm stay untested`);
+  const families = outcome.hypotheses
+    .filter((h) => h.verdict === 'undetermined')
+    .flatMap((h) => h.mode.evidence.families.filter((f) => !outcome.context.byFamily.has(f)))
+    .filter((f, i, all) => all.indexOf(f) === i)
+    .slice(0, 4)
+    .map((f) => `no ${familyLabel(f)} data for this target`);
+  return [...channels, ...families];
+}
