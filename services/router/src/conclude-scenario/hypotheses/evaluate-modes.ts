@@ -51,8 +51,18 @@ function evaluateClause(clause: Clause, ctx: EvidenceContext): ClauseResult {
   const parts = clause.anyOf.map((alt) => ('allOf' in alt ? evaluateAll(alt.allOf, ctx) : { result: evaluateCondition(alt, ctx).result, lines: [evaluateCondition(alt, ctx)] }));
   const held = parts.filter((p) => p.result === 'holds').sort((a, b) => Math.max(...b.lines.map((l) => l.magnitude)) - Math.max(...a.lines.map((l) => l.magnitude)));
   if (held.length > 0) return { result: 'holds', lines: held.flatMap((p) => p.lines) };
-  if (parts.every((p) => p.result === 'fails')) return { result: 'fails', lines: parts.flatMap((p) => p.lines) };
+  // The alternatives are ways to measure one thing: what was measured decides, what was not cannot save it.
+  if (parts.some((p) => p.result === 'fails') && parts.every((p) => p.result !== 'unknown' || !needsChannel(p))) return { result: 'fails', lines: parts.filter((p) => p.result === 'fails').flatMap((p) => p.lines) };
   return { result: 'unknown', lines: parts.filter((p) => p.result === 'unknown').flatMap((p) => p.lines) };
+}
+
+/**
+ * An undecided alternative that reads a family's series would have been measured with the others;
+ * one that needs a channel (a log, an event, statement statistics) is a different kind of
+ * evidence, and while it is missing the clause stays open.
+ */
+function needsChannel(p: ClauseResult): boolean {
+  return p.lines.some((l) => l.family === null);
 }
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
@@ -81,7 +91,7 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, symptoms: 
   const failed = clauses.find((c) => c.result === 'fails');
   if (failed) return { ...base, verdict: 'refuted', deciding: failed.lines.slice(0, 2).map((l) => l.line) };
   const open = clauses.filter((c) => c.result === 'unknown');
-  if (open.length > 0) return { ...base, verdict: 'undetermined', deciding: [], missing: unique(open.flatMap((c) => c.lines.map((l) => l.line))).slice(0, 3) };
+  if (open.length > 0) return { ...base, verdict: 'undetermined', deciding: [], missing: unique(open.flatMap((c) => [...c.lines].sort((a, b) => Number(a.family !== null) - Number(b.family !== null)).map((l) => l.line))).slice(0, 3) };
   const lines = clauses.flatMap((c) => c.lines);
   const support = mode.supporting.map((c) => evaluateCondition(c, ctx)).filter((r) => r.result === 'holds');
   const magnitude = Math.max(...lines.map((l) => l.magnitude));

@@ -65,8 +65,8 @@ export function ruledOut(lead: Hypothesis, hypotheses: readonly Hypothesis[]): s
     .filter((h) => h !== lead && looks.has(h.mode.id) && (h.verdict === 'refuted' || h.explainedBy === lead.mode.id))
     .map((h) =>
       h.explainedBy === lead.mode.id
-        ? `${capital(h.mode.name)} is an effect of the ${lead.mode.name}, not a separate cause: ${h.deciding[0] ?? ''}`
-        : `Ruled out ${h.mode.name}: ${h.deciding[0] ?? looks.get(h.mode.id)}`,
+        ? `${capital(h.mode.name)} is an effect of the ${lead.mode.name}, not a separate cause: ${h.deciding[0] ?? ''}.`
+        : `Ruled out ${h.mode.name}: ${h.deciding[0] ?? looks.get(h.mode.id)}.`,
     );
 }
 

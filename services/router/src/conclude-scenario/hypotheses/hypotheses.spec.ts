@@ -1,0 +1,175 @@
+import type { EvidenceFactV1 } from '@aoc/contracts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { familySignals } from '../family-rules';
+import { evaluateCondition } from './conditions';
+import { buildContext } from './evidence-context';
+import { FAILURE_MODES, FailureModesData } from './failure-modes.data';
+import { hypothesisBrief, testHypotheses } from './hypothesis-brief';
+import { changeFactor, signalState } from './signal-state';
+
+const FROM = '2026-11-03T09:40:00.000Z';
+const TO = '2026-11-03T10:40:00.000Z';
+const WINDOW = { from: FROM, to: TO };
+const at = (minute: number) => new Date(Date.parse(FROM) + minute * 60_000).toISOString();
+
+interface SeriesSpec {
+  family: string;
+  metric?: string;
+  unit?: string;
+  bad?: 'up' | 'down' | 'both';
+  shape: number[];
+  prior?: number;
+  score?: number;
+  shiftMinute?: number;
+  slope?: number;
+  r2?: number;
+}
+
+/** A metric_summary fact as the executor writes it, from 12 bucket values. */
+function metric(s: SeriesSpec): EvidenceFactV1 {
+  const half = s.shape.length / 2;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const max = Math.max(...s.shape);
+  const min = Math.min(...s.shape);
+  const baseline = median(s.shape.slice(0, half));
+  const recent = median(s.shape.slice(half));
+  return {
+    queryId: s.family,
+    kind: 'metric_summary',
+    subject: `${s.family}{cluster=db-1}`,
+    value: max,
+    unit: null,
+    attributes: {
+      family: s.family,
+      metric: s.metric ?? `${s.family}_metric`,
+      badDirection: s.bad ?? 'up',
+      unitKind: s.unit ?? 'count',
+      min,
+      first: s.shape[0],
+      last: s.shape[s.shape.length - 1],
+      mean: s.shape.reduce((a, b) => a + b, 0) / s.shape.length,
+      maxAt: at(5 * s.shape.indexOf(max)),
+      points: 240,
+      anomalyScore: s.score ?? 0.5,
+      baselineMedian: baseline,
+      recentMedian: recent,
+      direction: recent >= baseline ? 'up' : 'down',
+      ...(s.shiftMinute !== undefined ? { shiftAt: at(s.shiftMinute) } : {}),
+      shape: s.shape.join(','),
+      ...(s.slope !== undefined ? { slopePerHour: s.slope, trendR2: s.r2 ?? 0.95 } : {}),
+      ...(s.prior !== undefined ? { priorMedian: s.prior } : {}),
+    },
+  };
+}
+
+const flat = (v: number) => Array.from({ length: 12 }, () => v);
+const thread = (scenario: string, families: string[], general = false) => ({ scenario, families, general, window: WINDOW, onset: null });
+
+describe('failure-mode catalogue', () => {
+  it('loads, and every mode names an engineer vocabulary, a mitigation and the family it is reported under', () => {
+    expect(FAILURE_MODES.length).toBeGreaterThanOrEqual(20);
+    for (const m of FAILURE_MODES) {
+      expect(m.vocabulary.length).toBeGreaterThanOrEqual(2);
+      expect(m.mitigation.length).toBeGreaterThan(20);
+    }
+  });
+
+  it('refuses an unknown family, an unknown look-alike and a duplicate id, naming the field', () => {
+    const raw = JSON.parse(readFileSync(join(__dirname, '../../../data/failure-modes.json'), 'utf8')) as { modes: Record<string, unknown>[] };
+    const bad = structuredClone(raw);
+    bad.modes[0] = { ...bad.modes[0], family: 'no_such_family', lookAlikes: [{ mode: 'no-such-mode', tell: 'x' }] };
+    bad.modes.push(structuredClone(raw.modes[1]));
+    const issues = FailureModesData.safeParse(bad).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
+    expect(issues).toEqual(expect.arrayContaining([expect.stringMatching(/^modes\.0\.family: must be a metric family/)]));
+    const refs = FailureModesData.safeParse({ ...raw, modes: [{ ...raw.modes[0], lookAlikes: [{ mode: 'no-such-mode', tell: 'x' }] }, ...raw.modes.slice(1), raw.modes[1]] }).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(refs).toEqual(expect.arrayContaining(['modes.0.lookAlikes.0: unknown mode no-such-mode', expect.stringMatching(/duplicate mode id/)]));
+  });
+});
+
+describe('signal state', () => {
+  it('reads a steady rise as a ramp with its slope, and a level already away from the prior hour as elevated at the start', () => {
+    const lag = familySignals([metric({ family: 'replication_lag', unit: 'seconds', shape: [10, 40, 70, 100, 130, 160, 190, 220, 250, 280, 310, 340], slope: 360, prior: 0.4 })])[0];
+    const st = signalState(lag);
+    expect(st.shape).toBe('ramp');
+    expect(st.rampPerHour).toBe(360);
+    expect(st.elevatedAtStart).toBe(true);
+    expect(st.usualFrom).toBe('prior_hour');
+    expect(changeFactor(st, 'up')).toBeCloseTo(340 / 0.4);
+  });
+
+  it('counts a series that left zero as an unbounded change', () => {
+    const st = signalState(familySignals([metric({ family: 'deadlocks', shape: [0, 0, 0, 0, 0, 0, 3, 4, 2, 5, 3, 4], shiftMinute: 30 })])[0]);
+    expect(changeFactor(st, 'up')).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('conditions', () => {
+  it('a count at its limit for the whole window holds, and says it was already there when the window began', () => {
+    const ctx = buildContext([metric({ family: 'connections', shape: [4612, 4700, 4800, 4998, 4900, 4950, 4990, 4998, 4970, 4980, 4990, 4998] }), metric({ family: 'connection_limit', bad: 'down', shape: flat(5000) })], WINDOW, null);
+    const r = evaluateCondition({ kind: 'atLimit', family: 'connections', limit: 'connection_limit', ratio: 0.9 }, ctx);
+    expect(r.result).toBe('holds');
+    expect(r.line).toMatch(/already at 4612 \(92% of the connection limit of 5000\) when the window began/);
+    expect(r.at).toBe(Date.parse(FROM));
+  });
+
+  it('a log pattern is unknown when the log was not read, fails when it was read without the pattern, and names a channel that is not configured', () => {
+    const cond = { kind: 'log' as const, patterns: ['connection_limit'] };
+    expect(evaluateCondition(cond, buildContext([], WINDOW, null))).toMatchObject({ result: 'unknown', line: 'the database log was not read' });
+    const notConfigured: EvidenceFactV1 = { queryId: 'logs', kind: 'note', subject: 'channel logs not configured', value: 'not_configured', unit: null, attributes: { channel: 'logs' } };
+    expect(evaluateCondition(cond, buildContext([notConfigured], WINDOW, null)).line).toBe('the database log is not configured for this target');
+    const read: EvidenceFactV1 = { queryId: 'logs', kind: 'count', subject: 'logs: log lines', value: 120, unit: 'lines', attributes: { source: 'logs' } };
+    expect(evaluateCondition(cond, buildContext([read], WINDOW, null)).result).toBe('fails');
+  });
+
+  it('a rise without a real shift is no change (a statistical wobble)', () => {
+    const ctx = buildContext([metric({ family: 'cpu', unit: 'percent', shape: [30, 31, 30, 32, 31, 30, 33, 34, 33, 34, 33, 34], score: 1 })], WINDOW, null);
+    expect(evaluateCondition({ kind: 'rise', family: 'cpu', factor: 1.1 }, ctx).result).toBe('fails');
+  });
+});
+
+describe('hypotheses', () => {
+  it('CPU between 88 % and 94 % for the whole window is CPU saturation, not "nothing moved"', () => {
+    const facts = [metric({ family: 'cpu', unit: 'percent', shape: [91, 88, 92, 94, 90, 93, 92, 91, 94, 92, 90, 93], prior: 91 }), metric({ family: 'statement_latency', unit: 'seconds', shape: flat(0.4) })];
+    const out = testHypotheses(thread('cpu-saturation', ['cpu']), facts);
+    expect(out.lead?.mode.id).toBe('cpu-load');
+    expect(out.lead?.deciding[0]).toMatch(/CPU .* held 92% .*over the second half of the window/);
+    expect(out.hypotheses.find((h) => h.mode.id === 'healthy')?.verdict).toBe('refuted');
+  });
+
+  it('a 900-fold rise of replica lag leads over a 25 % rise of write throughput, and the lag names its mode', () => {
+    const facts = [
+      metric({ family: 'replication_lag', unit: 'seconds', shape: [0.5, 0.5, 0.6, 20, 60, 120, 180, 240, 300, 360, 420, 450], score: 12, shiftMinute: 15, slope: 500, prior: 0.5 }),
+      metric({ family: 'rows_written', unit: 'per_second', shape: [1000, 1000, 1010, 1250, 1250, 1240, 1250, 1260, 1250, 1240, 1250, 1250], score: 6, shiftMinute: 14, prior: 1000 }),
+    ];
+    const out = testHypotheses(thread('latency-regression', ['statement_latency', 'statement_rate'], true), facts);
+    expect(out.lead?.mode.family).toBe('replication_lag');
+    expect(out.lead?.mode.id).toBe('replication-lag-replica-capacity');
+    expect(out.hypotheses.find((h) => h.mode.id === 'replication-lag-write-volume')?.verdict).toBe('refuted');
+  });
+
+  it('the brief names the mode, the deciding numbers, what was ruled out, and what would settle untested modes', () => {
+    const facts = [
+      metric({ family: 'connections', shape: [120, 150, 200, 300, 420, 480, 495, 499, 500, 500, 499, 500], score: 9, shiftMinute: 10, slope: 500 }),
+      metric({ family: 'connection_limit', bad: 'down', shape: flat(500) }),
+      metric({ family: 'lock_waits', shape: flat(2) }),
+      metric({ family: 'cpu', unit: 'percent', shape: flat(35) }),
+    ];
+    const out = testHypotheses(thread('connection-exhaustion', ['connections', 'connection_limit']), facts);
+    expect(out.lead?.mode.id).toBe('connection-exhaustion');
+    const brief = hypothesisBrief({ ...out, lead: out.lead! }, { observations: ['o'], strongestAlternative: 'alt', workloadAttribution: null, undetermined: [] });
+    expect(brief.leadingMechanism).toMatchObject({ mode: 'connection-exhaustion', family: 'connections' });
+    expect(brief.leadingMechanism.statement).toMatch(/^Connection exhaustion: .*reached 500 .*100% of the connection limit of 500/);
+    // CPU was measured and had headroom; lock contention could still show in the log, which was not read.
+    expect(brief.counterObservations[0]).toBe('Ruled out CPU saturation from added load: CPU utilisation (cpu_metric) held 35%.');
+    expect(brief.undetermined.join(' ')).toMatch(/lock contention not tested: the database log was not read/);
+    expect(brief.hypotheses?.[0]).toMatchObject({ mode: 'connection-exhaustion', verdict: 'confirmed' });
+  });
+
+  it('a quiet window confirms only the healthy mode, and a missing family leaves its modes undetermined, never refuted', () => {
+    const quiet = [metric({ family: 'cpu', unit: 'percent', shape: flat(30) }), metric({ family: 'statement_latency', unit: 'seconds', shape: flat(0.02) })];
+    const out = testHypotheses(thread('alarm-check', [], true), quiet);
+    expect(out.lead?.mode.id).toBe('healthy');
+    expect(out.hypotheses.find((h) => h.mode.id === 'replication-lag-write-volume')?.verdict).toBe('undetermined');
+  });
+});
