@@ -1,10 +1,12 @@
 // `npm run aoc -- analyze <ticket.json> [--prometheus URL [--target-label L]] [--providers FILE] [--mode read|write] [--ticket-dir DIR] [--cutoff ISO] [--json]`
-// Analyses one ticket with every role in this process and prints the two messages, the decision,
-// the evidence status and the verdict. Evidence is replayed from the bundled recordings unless
-// `--prometheus` (your own Prometheus; targets are the values of its target label, default
+// Analyses one ticket with every role in this process and prints the two messages, the decision
+// and the evidence status as soon as the answer is published; the verdict is awaited only when the
+// ticket holds a human answer (a public Support reply after the cutoff) for the Judge to compare.
+// Evidence is replayed from the bundled recordings unless `--prometheus` (your own Prometheus; targets are the values of its target label, default
 // `cluster`) or `--providers` (a JSON file: {prometheus?: [{name, baseUrl, bearerToken?,
 // targetLabel?}], clinic?, manus?, wetech?}, each package's own configuration) make it live. In
 // write mode the answer is written as one internal comment to a JSON-file ticket source.
+import type { ExampleRequest } from '@aoc/launcher';
 import { startTelemetry } from '@aoc/telemetry';
 
 const telemetry = startTelemetry({ serviceName: 'aoc-cli' });
@@ -41,7 +43,7 @@ async function main(): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const { startPlatform, loadExample, runExample, waitForWriteBack, messageLines } = await import('@aoc/launcher');
+  const { startPlatform, loadExample, runExample, runEnd, waitForRun, waitForWriteBack, messageLines } = await import('@aoc/launcher');
   const request = loadExample(file);
   const mode = option(rest, '--mode');
   if (mode !== undefined && mode !== 'read' && mode !== 'write') {
@@ -64,22 +66,42 @@ async function main(): Promise<number> {
   const { liveExecutorOptions } = await import('./cli-providers');
   const executor = liveExecutorOptions({ prometheus: option(rest, '--prometheus'), targetLabel: option(rest, '--target-label'), providersFile: option(rest, '--providers') });
   const platform = await startPlatform({ ...(executor ? { executor } : {}), ...(ticketDir ? { router: { ticketSource: new JsonFileTicketSource({ directory: ticketDir }) } } : {}) });
+  const json = rest.includes('--json');
+  const print = (lines: string[]) => (json ? undefined : process.stdout.write(lines.join('\n') + '\n'));
   try {
-    const { accepted, summary } = await runExample(platform, { ...request, ...(mode ? { mode } : {}), ...(cutoff ? { cutoff, trigger: 'replay' as const } : {}) });
+    const submitted: ExampleRequest = { ...request, ...(mode ? { mode } : {}), ...(cutoff ? { cutoff, trigger: 'replay' as const } : {}) };
+    // The Judge only judges against a human answer: without one no verdict ever comes, so none is awaited.
+    const judged = runEnd(submitted) === 'judged';
+    const { accepted, summary: published } = await runExample(platform, submitted, 60000, 'published');
     // Write mode: the comment is written right after publication; wait for its outcome.
     const writeBack = ticketDir ? await waitForWriteBack(platform, accepted.runId) : null;
-    if (rest.includes('--json')) {
-      process.stdout.write(JSON.stringify({ ...accepted, ...summary, ...(ticketDir ? { ticketDir, writeBack } : {}) }, null, 2) + '\n');
-    } else {
-      process.stdout.write(
-        [
-          `ticket ${accepted.ticketKey}  run ${accepted.runId}  trace ${accepted.traceId}`,
-          `decision ${summary.decision}; evidence ${summary.evidenceStatus}${summary.failureCodes.length ? ` (${summary.failureCodes.join(', ')})` : ''}; verdict ${summary.verdict ?? 'none'}`,
-          '',
-          ...messageLines(summary),
-          ...(ticketDir ? [`internal comment: ${writeBack?.status ?? 'not written'}${writeBack?.errorCode ? ` (${writeBack.errorCode})` : ''} in ${ticketDir}/${accepted.ticketKey}.comments.json`, ''] : []),
-        ].join('\n'),
-      );
+    print([
+      `ticket ${accepted.ticketKey}  run ${accepted.runId}  trace ${accepted.traceId}`,
+      `decision ${published.decision}; evidence ${published.evidenceStatus}${published.failureCodes.length ? ` (${published.failureCodes.join(', ')})` : ''}`,
+      '',
+      ...messageLines(published),
+      ...(ticketDir ? [`internal comment: ${writeBack?.status ?? 'not written'}${writeBack?.errorCode ? ` (${writeBack.errorCode})` : ''} in ${ticketDir}/${accepted.ticketKey}.comments.json`, ''] : []),
+    ]);
+    let summary = published;
+    let verdictError: string | null = null;
+    if (judged) {
+      print(['waiting for the Judge: the ticket holds a human answer']);
+      try {
+        summary = await waitForRun(platform, accepted.runId, 'judged', 60000);
+      } catch (error) {
+        verdictError = error instanceof Error ? error.message : String(error);
+      }
+    }
+    if (json) {
+      process.stdout.write(JSON.stringify({ ...accepted, ...summary, verdictExpected: judged, ...(ticketDir ? { ticketDir, writeBack } : {}) }, null, 2) + '\n');
+    } else if (!judged) {
+      print(['verdict: none (the ticket holds no human answer to compare with)']);
+    } else if (summary.verdict) {
+      print([`verdict: ${summary.verdict}${summary.verdictReason ? ` (${summary.verdictReason})` : ''}`]);
+    }
+    if (verdictError) {
+      process.stderr.write(`aoc: the answer is published, but the Judge gave no verdict: ${verdictError}\n`);
+      return 1;
     }
     return 0;
   } finally {

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { RunSummaryQuery, type RunSummary } from '@aoc/service-reporter';
 import { TicketIntakeService, type AnalyzeTicketAccepted, type AnalyzeTicketRequest } from '@aoc/service-router';
 import type { Platform } from './embedded-platform';
+import { holdsHumanAnswer } from './human-answer';
+
+export { holdsHumanAnswer, humanAnswerComments } from './human-answer';
 
 export interface ExampleResult {
   accepted: AnalyzeTicketAccepted;
@@ -23,6 +26,11 @@ export async function runExample(platform: Platform, request: AnalyzeTicketReque
   if (!router) throw new Error('router and reporter must be running');
   const accepted = await router.get(TicketIntakeService).analyze(request);
   return { accepted, summary: await waitForRun(platform, accepted.runId, until, timeoutMs) };
+}
+
+/** What a run of this request ends with: `judged` when the ticket holds a human answer for the Judge, else `published`. */
+export function runEnd(request: Pick<AnalyzeTicketRequest, 'cutoff'> & { ticket: ExampleRequest['ticket'] }): 'published' | 'judged' {
+  return holdsHumanAnswer(request.ticket, request.cutoff) ? 'judged' : 'published';
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { EntityRef, ProviderName, TicketAnalysisRequestedV1, TimeWindow } from '@aoc/contracts';
+import { analysisWindowFor } from '../intake/analysis-window';
 import { resolveAgainstInventory, type ProviderInventory } from './resolve-target';
 import { matchSignals } from '@aoc/signal-match';
 import { GENERAL_HEALTH, MAX_SCENARIOS_PER_RUN, SCENARIO_CATALOG, type ScenarioPlaybook } from './scenario-catalog';
@@ -22,14 +23,13 @@ export interface Selection {
 
 export { extractClusterIds, extractTargetIds, resolveTarget, TARGET_PATTERNS, TARGET_RULES, type ResolvedTarget, type TargetPart, type TargetPattern } from './target-patterns';
 
-/** The provider window: frozen to [cutoff - 1h, cutoff] for replays, else the hour before the request. */
-export function analysisWindow(request: Pick<TicketAnalysisRequestedV1, 'cutoff' | 'requestedAt'>): TimeWindow {
-  const end = Date.parse(request.cutoff ?? request.requestedAt);
-  return { from: new Date(end - 3600_000).toISOString(), to: new Date(end).toISOString() };
+/** The provider window: [cutoff - 1h, cutoff] for replays, else placed by the ticket's own times (see analysisWindowFor). */
+export function analysisWindow(request: Pick<TicketAnalysisRequestedV1, 'cutoff' | 'requestedAt'> & Partial<Pick<TicketAnalysisRequestedV1, 'ticket'>>): TimeWindow {
+  return analysisWindowFor(request, request.ticket ? visibleText({ ticket: request.ticket }) : '');
 }
 
 /** Customer-visible text of the request, the only text the router reasons over. */
-export function visibleText(request: TicketAnalysisRequestedV1): string {
+export function visibleText(request: Pick<TicketAnalysisRequestedV1, 'ticket'>): string {
   return [request.ticket.title, request.ticket.description, ...request.ticket.comments.filter((c) => c.authorRole === 'customer' && c.visibility === 'public').map((c) => c.body)].join('\n');
 }
 
