@@ -1,39 +1,44 @@
-import type { EvidenceFactV1, PlannedQueryV1 } from '@aoc/contracts';
+import { EvidenceFactV1, type PlannedQueryV1 } from '@aoc/contracts';
 import { classifyMetric } from '@aoc/metric-ontology';
-import { ANOMALY_Z_THRESHOLD, metricNamesOf, mostAnomalousIndex, SeriesSummarySchema, type QueryEvidence } from '@aoc/providers';
-import { z } from 'zod';
+import { ANOMALY_Z_THRESHOLD, mostAnomalousIndex, type QueryEvidence } from '@aoc/providers';
+import { materializeEvents } from './materialize-events';
 import { materializeLogs } from './materialize-logs';
 import { materializePgStats } from './materialize-pg-stats';
+import { fmt, hhmm, labelText, noSeriesAtAll, queryMetricNames, seriesQuality, shapeText, StoredMetricResult, type StoredSeriesSummary as SeriesSummary } from './materialize-series';
 import { asSeriesResult, materializeStatements } from './materialize-statements';
 
-/** A package's series summary; results recorded before anomaly scoring lack its five fields. */
-const SeriesSummary = SeriesSummarySchema.partial({ baselineMedian: true, recentMedian: true, anomalyScore: true, direction: true, shiftAt: true });
-type SeriesSummary = z.infer<typeof SeriesSummary>;
-const MetricResult = z.object({ seriesCount: z.number(), series: z.array(SeriesSummary) });
+/** The longest string attribute a fact may carry (from the contract). */
+const MAX_ATTRIBUTE_LENGTH = maxStringAttribute();
 
-const SAFE_LABELS = new Set(['cluster', 'component', 'type', 'changefeed', 'job', 'le', 'store', 'db', 'sql_type', 'result']);
-
-function fmt(n: number | null): string {
-  if (n === null) return 'n/a';
-  const abs = Math.abs(n);
-  if (abs !== 0 && (abs < 0.001 || abs >= 1e6)) return n.toExponential(2);
-  return String(Math.round(n * 1000) / 1000);
-}
-
-function hhmm(iso: string | null): string {
-  return iso ? `${iso.slice(11, 16)}Z` : 'n/a';
-}
-
-function labelText(labels: Record<string, string>): string {
-  const safe = Object.entries(labels).filter(([k]) => SAFE_LABELS.has(k));
-  const name = labels['__name__'] && /^[A-Za-z_:][A-Za-z0-9_:]*$/.test(labels['__name__']) ? [labels['__name__']] : [];
-  return [...name, ...safe.map(([k, v]) => `${k}=${v}`)].join(',');
+function maxStringAttribute(): number {
+  const values = EvidenceFactV1.shape.attributes.unwrap().valueType;
+  for (const option of values.options) {
+    if (option.type === 'string' && option.maxLength !== null) return option.maxLength;
+  }
+  return 200;
 }
 
 /** The anomaly statistics of a series as fact attributes; a statistic the package could not compute is left out. */
 function anomalyAttributes(s: SeriesSummary): Record<string, string | number> {
   const stats = { anomalyScore: s.anomalyScore, baselineMedian: s.baselineMedian, recentMedian: s.recentMedian, direction: s.direction, shiftAt: s.shiftAt };
   return Object.fromEntries(Object.entries(stats).filter((e): e is [string, string | number] => e[1] !== null && e[1] !== undefined));
+}
+
+/**
+ * Shape, trend and prior-hour level of a range series as fact attributes: `shape` (12 bucket means,
+ * comma-separated, `null` for an empty bucket), `slopePerHour`, `trendR2`, `priorMedian`, and the
+ * data quality counts `nonFinitePoints` and `missingPoints` when above 0. Each is left out when the
+ * package did not compute it (recordings made before these statistics, instant results).
+ */
+function shapeAttributes(s: SeriesSummary): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  if (s.shape) out['shape'] = shapeText(s.shape, MAX_ATTRIBUTE_LENGTH);
+  if (typeof s.slope === 'number') out['slopePerHour'] = s.slope;
+  if (typeof s.trend === 'number') out['trendR2'] = s.trend;
+  if (typeof s.priorMedian === 'number') out['priorMedian'] = s.priorMedian;
+  if (s.nonFinitePoints) out['nonFinitePoints'] = s.nonFinitePoints;
+  if (s.missingPoints) out['missingPoints'] = s.missingPoints;
+  return out;
 }
 
 /**
@@ -60,14 +65,8 @@ function deviationText(s: SeriesSummary): string | null {
  */
 export function familyAttributes(planned: PlannedQueryV1 | undefined, seriesName?: string): Record<string, string> {
   if (!planned || (planned.operation !== 'promql_range' && planned.operation !== 'promql_instant')) return {};
-  let names: string[] = [];
-  try {
-    names = metricNamesOf(planned.expression);
-  } catch {
-    names = [];
-  }
   // A grouped query (`by (__name__)`) names each series' metric in its labels.
-  const name = seriesName ?? names[0];
+  const name = seriesName ?? queryMetricNames(planned)[0];
   if (!name) return {};
   const c = classifyMetric(name);
   // `scale` turns a raw sample into the family's unit (KB → bytes, ms → seconds); 1 is left out.
@@ -110,11 +109,15 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
       continue;
     }
     if (e.status === 'empty') {
-      gaps.push(`${purpose} (${e.id}) returned no data for the window`);
+      gaps.push(
+        noSeriesAtAll(planned)
+          ? `${purpose} (${e.id}): the provider holds no series at all for the target in the window, so no metric of it could be determined`
+          : `${purpose} (${e.id}) returned no data for the window`,
+      );
       facts.push({ queryId: e.id, kind: 'count', subject: `${e.id}: series`, value: 0, unit: null, attributes: { ...family } });
       continue;
     }
-    const metric = MetricResult.safeParse(asSeriesResult(e.result));
+    const metric = StoredMetricResult.safeParse(asSeriesResult(e.result));
     if (!metric.success) {
       facts.push({ queryId: e.id, kind: 'note', subject: e.id, value: 'result shape not summarised by this build', unit: null, attributes: {} });
       gaps.push(`${purpose} (${e.id}) returned a result this build cannot summarise`);
@@ -139,9 +142,12 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
           points: s.points,
           ...(s.labels['__name__'] ? familyAttributes(planned, s.labels['__name__']) : family),
           ...anomalyAttributes(s),
+          ...shapeAttributes(s),
         },
       });
     }
+    facts.push(...materializeEvents(e.id, planned, metric.data.series));
+    gaps.push(...seriesQuality(e.id, purpose, planned, metric.data));
     const lead = top[0];
     if (!lead) continue;
     const rise = lead.first !== null && lead.max !== null && lead.first > 0 ? lead.max / lead.first : null;
