@@ -2,6 +2,7 @@ import { formatLeadingMechanism } from '@aoc/answers';
 import type { Decision, LocalCausalBriefV1, RunExecutionRecordedV1 } from '@aoc/contracts';
 import type { Targeting } from '../persistence/run.entity';
 import type { EvidenceRecord } from '../persistence/scenario-thread.entity';
+import { rankBriefs, strengthRank } from './rank-briefs';
 
 export interface ConcludedScenario {
   scenarioId: string;
@@ -25,7 +26,6 @@ export interface TicketDiagnosis {
   needsCustomerContext: string[];
 }
 
-const STRENGTH_RANK: Record<string, number> = { confirmed: 4, strong: 3, moderate: 2, weak: 1, undetermined: 0 };
 
 const MAX_NAMED = 5;
 
@@ -37,11 +37,11 @@ export function targetRequest(targeting: Targeting | null): string {
 }
 
 /** Router reconciliation: one ticket-level diagnosis from the local briefs. */
-export function reconcile(scenarios: ConcludedScenario[], targeting: Targeting | null = null): TicketDiagnosis {
-  const ranked = [...scenarios].sort((a, b) => STRENGTH_RANK[b.brief.leadingMechanism.strength] - STRENGTH_RANK[a.brief.leadingMechanism.strength]);
+export function reconcile(scenarios: ConcludedScenario[], targeting: Targeting | null = null, title = ''): TicketDiagnosis {
+  const ranked = rankBriefs(scenarios, title);
   const primary = ranked[0] ?? null;
   const dedupe = (items: string[]) => [...new Set(items)];
-  const determined = primary !== null && STRENGTH_RANK[primary.brief.leadingMechanism.strength] >= STRENGTH_RANK.moderate;
+  const determined = primary !== null && strengthRank(primary.brief) >= 2;
   const needsCustomerContext = scenarios.some((s) => s.target === null) ? [targetRequest(targeting), 'when the problem started (with time zone)'] : [];
   const lead = primary?.brief.leadingMechanism;
   return {
@@ -99,6 +99,20 @@ export function plainWords(text: string): string {
     .trim();
 }
 
+/** The look-alikes the lead's scenario ruled out, with the line that did it. */
+export function ruledOutLines(brief: LocalCausalBriefV1): string[] {
+  return brief.counterObservations.filter((c) => c.startsWith('Ruled out') || c.includes('not a separate cause'));
+}
+
+/** "connection-exhaustion confirmed; lock-contention not tested; cpu-load ruled out" for the handoff. */
+export function modesTested(brief: LocalCausalBriefV1): string {
+  const words = { confirmed: 'confirmed', refuted: 'ruled out', undetermined: 'not tested' } as const;
+  return brief.hypotheses
+    .slice(0, 8)
+    .map((h) => `${h.mode} ${h.explainedBy ? `(an effect of ${h.explainedBy})` : words[h.verdict]}`)
+    .join('; ');
+}
+
 /** Final Response: writes the two messages from the diagnosis and changes nothing in it. */
 export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, scenarios: ConcludedScenario[]): FinalResponse {
   const list = (items: string[]) => items.map((i) => `- ${i}`).join('\n');
@@ -130,7 +144,7 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
     diagnosis.observations.length > 0 ? `What the data shows:\n${list(diagnosis.observations.map(plainWords))}` : noEvidenceSentence(scenarios),
     '',
     diagnosis.determined && diagnosis.primary
-      ? `${diagnosis.healthy ? 'What we found' : 'Most likely cause'}: ${plainWords(diagnosis.primary.brief.leadingMechanism.statement)}${diagnosis.primary.brief.leadingMechanism.openLink ? `\n\nStill to confirm: ${diagnosis.primary.brief.leadingMechanism.openLink}.` : ''}\n\nSuggested next step: ${diagnosis.primary.brief.mitigationOrHandoff}`
+      ? `${diagnosis.healthy ? 'What we found' : 'Most likely cause'}: ${plainWords(diagnosis.primary.brief.leadingMechanism.statement)}${ruledOutLines(diagnosis.primary.brief).length > 0 ? `\n\nWhat we ruled out:\n${list(ruledOutLines(diagnosis.primary.brief).map(plainWords))}` : ''}${diagnosis.primary.brief.leadingMechanism.openLink ? `\n\nStill to confirm: ${diagnosis.primary.brief.leadingMechanism.openLink}.` : ''}\n\nSuggested next step: ${diagnosis.primary.brief.mitigationOrHandoff}`
       : 'A support engineer is reviewing this and will follow up with findings.',
   ].join('\n');
   const internal = [
@@ -140,6 +154,8 @@ export function writeFinalResponse(title: string, diagnosis: TicketDiagnosis, sc
     `**Alternatives still open:**\n${list(diagnosis.alternatives)}`,
     formatLeadingMechanism(diagnosis.primary?.brief.leadingMechanism.strength ?? 'undetermined', diagnosis.primary?.brief.leadingMechanism.statement ?? 'none'),
     ...(diagnosis.primary?.brief.leadingMechanism.openLink ? [`**Open link:** ${diagnosis.primary.brief.leadingMechanism.openLink}`] : []),
+    ...(diagnosis.primary && diagnosis.primary.brief.hypotheses.length > 0 ? [`**Failure modes tested:** ${modesTested(diagnosis.primary.brief)}`] : []),
+    ...(diagnosis.primary && ruledOutLines(diagnosis.primary.brief).length > 0 ? [`**Ruled out:**\n${list(ruledOutLines(diagnosis.primary.brief))}`] : []),
     `**Gap owner:** ${diagnosis.confident ? 'none' : diagnosis.determined ? 'Support (confirm the open link)' : 'Support (evidence acquisition)'}.`,
     `**Next internal action:** ${diagnosis.primary?.brief.mitigationOrHandoff ?? 'review the ticket manually'}`,
     '**Escalate if:** the symptom persists after the reported window or affects availability.',

@@ -65,7 +65,7 @@ export class ReconcileRunHandler {
   }
 
   private async publication({ run, threads, scenarios }: Ready): Promise<PreparedPublication> {
-    const response = await writeResponse(this.model, run.title, reconcile(scenarios, run.targeting), scenarios);
+    const response = await writeResponse(this.model, run.title, reconcile(scenarios, run.targeting, run.title), scenarios);
     const fingerprint = answerFingerprint(response.customerReplyMarkdown, response.internalHandoffMarkdown);
     return { basis: basisOf(threads), response, fingerprint };
   }
