@@ -1,4 +1,5 @@
 import { connect as connectTcp, type Socket } from 'node:net';
+import { z } from 'zod';
 import { createConnection, type Connection, type FieldPacket, type QueryError, type RowDataPacket } from 'mysql2';
 import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { ProviderError } from '../core/provider-error';
@@ -14,6 +15,27 @@ export interface MySqlEndpoint {
   database?: string;
   connectTimeoutMs?: number;
   ssl?: { ca?: string; rejectUnauthorized?: boolean; servername?: string };
+}
+
+/** A MySQL/MariaDB server read with the package's own read-only account (the generic package's `mysql`). */
+export const MySqlStatsEndpoint = z
+  .object({
+    /** Secret: never in an error, a log or a result. */
+    host: z.string().min(1).max(255),
+    port: z.number().int().min(1).max(65535),
+    user: z.string().min(1).max(80),
+    /** Secret: never in an error, a log or a result. */
+    password: z.string().max(1024),
+    database: z.string().min(1).max(64).optional(),
+    ssl: z.object({ ca: z.string().optional(), rejectUnauthorized: z.boolean().optional(), servername: z.string().optional() }).strict().optional(),
+    connectTimeoutMs: z.number().int().min(100).max(60_000).optional(),
+  })
+  .strict();
+export type MySqlStatsEndpoint = z.infer<typeof MySqlStatsEndpoint>;
+
+/** Every value of the endpoint that must never appear in a result, an error or a log. */
+export function mySqlStatsSecrets(endpoint: Pick<MySqlStatsEndpoint, 'host' | 'port' | 'password'>): string[] {
+  return [endpoint.password, `${endpoint.host}:${endpoint.port}`, endpoint.host].filter((s) => s.length > 0);
 }
 
 export interface ReadOnlySqlLimits {
@@ -74,6 +96,10 @@ function toProviderError(error: unknown, secrets: readonly string[], aborted: bo
   if ((errno !== null && TIMEOUT_ERRNOS.has(errno)) || code === 'PROTOCOL_SEQUENCE_TIMEOUT') {
     return new ProviderError('PROVIDER.TIMEOUT', safeServerMessage(error, secrets), { retryable: true });
   }
+  // A server that accepts the connection but never answers the handshake.
+  if (code === 'ETIMEDOUT') return new ProviderError('PROVIDER.TIMEOUT', 'connecting to the SQL server timed out', { retryable: true });
+  // System errors carry the address in their message; only the code is kept.
+  if (/^E[A-Z]+$/.test(code) && (errno === null || errno < 1000)) return new ProviderError('PROVIDER.UNREACHABLE', `the SQL server could not be reached (${code})`, { retryable: true });
   if (errno !== null && AUTH_ERRNOS.has(errno)) return new ProviderError('PROVIDER.AUTH_FAILED', safeServerMessage(error, secrets));
   if (errno !== null && errno >= 1000) return new ProviderError('PROVIDER.QUERY_REJECTED', safeServerMessage(error, secrets));
   return new ProviderError('PROVIDER.UNREACHABLE', safeServerMessage(error, secrets), { retryable: true });

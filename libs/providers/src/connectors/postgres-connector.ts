@@ -78,7 +78,9 @@ export function statementKind(text: string): string {
  * a reference cannot be reversed by hashing likely names.
  */
 const USER_REF_KEY = randomBytes(32);
-const userRef = (name: string) => `user:${createHmac('sha256', USER_REF_KEY).update(name).digest('hex').slice(0, 16)}`;
+/** `<kind>:<16 hex>`, an HMAC with this process's key: stable within a run, not reversible by guessing. */
+export const keyedRef = (kind: string, value: string) => `${kind}:${createHmac('sha256', USER_REF_KEY).update(`${kind}\n${value}`).digest('hex').slice(0, 16)}`;
+const userRef = (name: string) => keyedRef('user', name);
 
 /** Column names (output names: the validator keeps these columns under their own name). */
 const STATEMENT_TEXT_COLUMNS = new Set(['query']);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, secret } from '@aoc/config';
-import { PostgresStatsEndpoint } from '@aoc/providers';
+import { MySqlStatsEndpoint, PostgresStatsEndpoint } from '@aoc/providers';
 import { z } from 'zod';
 import { RecordingEntry } from '../evidence-recordings/evidence-recording';
 
@@ -40,6 +40,10 @@ export const PrometheusTargetConfig = z
     postgres: PostgresStatsEndpoint.optional(),
     /** With `targetLabel`: the one inventory target the `postgres` server is (required then). */
     postgresTarget: z.string().min(1).max(64).optional(),
+    /** MySQL/MariaDB statistics of the target (the same `sql`, over performance_schema/information_schema), read with this read-only account. */
+    mysql: MySqlStatsEndpoint.optional(),
+    /** With `targetLabel`: the one inventory target the `mysql` server is (required then). */
+    mysqlTarget: z.string().min(1).max(64).optional(),
     loki: PrometheusLokiConfig.optional(),
   })
   .superRefine((t, ctx) => {
@@ -48,6 +52,11 @@ export const PrometheusTargetConfig = z
     }
     if (t.postgresTarget && !t.postgres) ctx.addIssue({ code: 'custom', path: ['postgresTarget'], message: 'needs postgres settings' });
     if (t.postgresTarget && !t.targetLabel && t.postgresTarget !== t.name) ctx.addIssue({ code: 'custom', path: ['postgresTarget'], message: 'without targetLabel the endpoint is the one target name' });
+    if (t.mysql && t.targetLabel && !t.mysqlTarget) ctx.addIssue({ code: 'custom', path: ['mysqlTarget'], message: 'an endpoint with targetLabel serves many targets: name the one target its mysql server is' });
+    if (t.mysqlTarget && !t.mysql) ctx.addIssue({ code: 'custom', path: ['mysqlTarget'], message: 'needs mysql settings' });
+    if (t.mysqlTarget && !t.targetLabel && t.mysqlTarget !== t.name) ctx.addIssue({ code: 'custom', path: ['mysqlTarget'], message: 'without targetLabel the endpoint is the one target name' });
+    const sqlOwner = (named: string | undefined) => (t.targetLabel ? named : t.name);
+    if (t.postgres && t.mysql && sqlOwner(t.postgresTarget) === sqlOwner(t.mysqlTarget)) ctx.addIssue({ code: 'custom', path: ['mysql'], message: 'one target has one SQL server: postgres and mysql name the same target' });
   });
 export type PrometheusTargetConfig = z.infer<typeof PrometheusTargetConfig>;
 
@@ -90,7 +99,7 @@ export const ExecutorConfigSchema = z.object({
   AOC_PROVIDER_AUTH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(180_000),
   /** How often every package's inventory is listed again and published to the router. */
   AOC_INVENTORY_REFRESH_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
-  /** JSON array of {name, baseUrl, bearerToken?, targetLabel?, postgres?, postgresTarget?, loki?} for the generic Prometheus package. */
+  /** JSON array of {name, baseUrl, bearerToken?, targetLabel?, postgres?, postgresTarget?, mysql?, mysqlTarget?, loki?} for the generic Prometheus package. */
   AOC_PROMETHEUS_TARGETS: secret(
     z
       .string()
@@ -99,7 +108,7 @@ export const ExecutorConfigSchema = z.object({
         try {
           return z.array(PrometheusTargetConfig).parse(JSON.parse(text));
         } catch (error) {
-          ctx.addIssue({ code: 'custom', message: `must be a JSON array of {name, baseUrl, bearerToken?, targetLabel?, postgres?, postgresTarget?, loki?}: ${describeTargetsError(error)}` });
+          ctx.addIssue({ code: 'custom', message: `must be a JSON array of {name, baseUrl, bearerToken?, targetLabel?, postgres?, postgresTarget?, mysql?, mysqlTarget?, loki?}: ${describeTargetsError(error)}` });
           return z.NEVER;
         }
       }),

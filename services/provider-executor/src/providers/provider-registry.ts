@@ -11,6 +11,7 @@ export function prometheusTargetOf(t: PrometheusTargetConfig): PrometheusTarget 
     headers: t.bearerToken ? { authorization: `Bearer ${t.bearerToken}` } : undefined,
     secrets: t.bearerToken ? [t.bearerToken] : [],
     ...(t.postgres ? { postgres: t.postgres, postgresTarget: t.postgresTarget } : {}),
+    ...(t.mysql ? { mysql: t.mysql, mysqlTarget: t.mysqlTarget } : {}),
     ...(t.loki
       ? {
           loki: {

@@ -177,15 +177,16 @@ describe('generic package: sql and logs per endpoint', () => {
     expect(targetOperations(labelled, 'billing-db')).toEqual(['promql_range', 'promql_instant', 'logs']);
   });
 
-  it('refuses sql for a target whose endpoint has no postgres settings, naming why, while the batch still runs', async () => {
+  it('answers sql and logs for a target whose endpoint lacks them as a channel that is not configured, while the batch still runs', async () => {
     const out = await queries('pg-metrics-only', [
       { id: 'conn', kind: 'sql', sql: 'SELECT state, count(*) AS sessions FROM pg_stat_activity GROUP BY state' },
       { id: 'logs', kind: 'logs', logql: '{cluster="pg-metrics-only"}' },
       { id: 'up', kind: 'instant', promql: 'up{cluster="pg-metrics-only"}' },
     ]);
-    expect(out['conn']).toMatchObject({ status: 'failed', error_code: 'PROVIDER.INPUT_INVALID', detail_error: expect.stringContaining('operation sql is not offered for target "pg-metrics-only": its endpoint has no postgres settings') });
-    expect(out['logs']).toMatchObject({ status: 'failed', error_code: 'PROVIDER.INPUT_INVALID', detail_error: expect.stringContaining('no loki settings') });
+    expect(out['conn']).toEqual({ id: 'conn', status: 'empty', operation: 'channel', channel: 'statements', availability: 'not_configured', setting: 'postgres or mysql' });
+    expect(out['logs']).toEqual({ id: 'logs', status: 'empty', operation: 'channel', channel: 'logs', availability: 'not_configured', setting: 'loki' });
     expect(out['up']).toMatchObject({ status: 'failed', error_code: 'PROVIDER.UNREACHABLE' });
+    expect(loki.requests).toHaveLength(0);
   });
 
   it('refuses writes and non-statistics SQL before any connection', async () => {

@@ -25,9 +25,11 @@ const Cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 export const GenericSqlResult = z
   .object({
     operation: z.literal('sql'),
+    /** The server the statement read; absent: PostgreSQL (results recorded before MySQL targets existed). */
+    dialect: z.enum(['postgresql', 'mysql']).optional(),
     /** When the statistics were read: the views hold the current state, not the window's. */
     readAt: z.string().max(40),
-    /** Allowlisted views the statement read. */
+    /** Allowlisted views the statement read (PostgreSQL: the view name; MySQL: `<schema>.<table>`). */
     relations: z.array(z.string().max(64)).max(16),
     columns: z.array(z.string().max(80)).max(SQL_MAX_COLUMNS),
     rows: z.array(z.array(Cell)).max(SQL_MAX_ROWS),
@@ -36,6 +38,26 @@ export const GenericSqlResult = z
   })
   .strict();
 export type GenericSqlResult = z.infer<typeof GenericSqlResult>;
+
+/**
+ * The answer of a `sql` or `logs` entry whose channel the target's endpoint does not have
+ * (`statements`: no `postgres` or `mysql` settings; `logs`: no `loki`). It is evidence that the
+ * channel cannot be read for this target, never a reading of the database: nothing was asked.
+ */
+export const GenericChannelResult = z
+  .object({
+    operation: z.literal('channel'),
+    channel: z.enum(['statements', 'logs']),
+    availability: z.literal('not_configured'),
+    /** The endpoint setting that would offer it. */
+    setting: z.enum(['postgres or mysql', 'loki']),
+  })
+  .strict();
+export type GenericChannelResult = z.infer<typeof GenericChannelResult>;
+
+export function channelNotConfigured(channel: GenericChannelResult['channel']): GenericChannelResult {
+  return { operation: 'channel', channel, availability: 'not_configured', setting: channel === 'logs' ? 'loki' : 'postgres or mysql' };
+}
 
 /** Validation before any network use; returns the statement as it will run and what it reads. */
 export function prepareGenericSql(sql: string, field: string): { sql: string; relations: string[] } {
@@ -49,6 +71,7 @@ export async function runGenericSql(q: { id: string; sql: string }, endpoint: Po
   if (result.columns.length > SQL_MAX_COLUMNS) throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: select at most ${SQL_MAX_COLUMNS} columns (statement text counts as two)`);
   return {
     operation: 'sql',
+    dialect: 'postgresql',
     readAt: new Date().toISOString(),
     relations: checked.relations,
     columns: result.columns,

@@ -7,16 +7,19 @@ import { ProviderError } from '../../core/provider-error';
 import { clampWindow, DAY_MS, HOUR_MS } from '../../core/time-window';
 import type { ToolSpec } from '../../core/tool-spec';
 import { recordOf } from '../../connectors/http-client';
+import { mySqlStatsSecrets, type MySqlStatsEndpoint } from '../../connectors/mysql-connector';
 import { postgresStatsSecrets, type PostgresStatsEndpoint } from '../../connectors/postgres-connector';
 import { MAX_POINTS_PER_SERIES, queryPrometheus, SeriesSummarySchema, type PromEndpoint } from '../../connectors/prometheus-connector';
 import { discoverMetrics, listTargetValues, SAFE_TARGET_VALUE } from '../../connectors/prometheus-discovery';
 import { unboundSelectors, validatePromQl } from '../../validation/promql';
 import { MAX_SQL_LENGTH } from '../../validation/read-only-sql';
 import { GenericLogsResult, LOGS_MAX_LIMIT, LOGS_MAX_WINDOW_MS, runGenericLogs, type GenericLogsEndpoint } from './generic-logs.operation';
-import { GenericSqlResult, runGenericSql } from './generic-sql.operation';
+import { runGenericMySql } from './generic-mysql-stats';
+import { channelNotConfigured, GenericChannelResult, GenericSqlResult, runGenericSql } from './generic-sql.operation';
 
-export { GenericLogsResult, redactLogSample, summariseLogLines, validateTargetLogQl, type GenericLogsEndpoint } from './generic-logs.operation';
-export { GenericSqlResult } from './generic-sql.operation';
+export { GenericLogsResult, LOG_PATTERNS, redactLogSample, summariseLogLines, validateTargetLogQl, type GenericLogsEndpoint } from './generic-logs.operation';
+export { GenericChannelResult, GenericSqlResult } from './generic-sql.operation';
+export { validateReadOnlyMySqlStats, MYSQL_STATS_RELATIONS } from '../../validation/read-only-mysql-stats';
 
 const QueryId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a safe slug of at most 64 characters');
 const Window = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
@@ -29,7 +32,7 @@ const MetricQuery = z
     stepSeconds: z.number().int().min(1).max(3600).optional(),
   })
   .strict();
-/** One allowlisted SELECT over PostgreSQL statistics views; reads the current state, not the window. */
+/** One allowlisted SELECT over PostgreSQL statistics views or MySQL statistics tables; reads the current state, not the window. */
 const SqlQuery = z.object({ id: QueryId, kind: z.literal('sql'), sql: z.string().min(1).max(MAX_SQL_LENGTH) }).strict();
 /** One LogQL log query (summary mode) whose selector carries the target matcher. */
 const LogsQuery = z.object({ id: QueryId, kind: z.literal('logs'), logql: z.string().min(1).max(4000), limit: z.number().int().min(1).max(LOGS_MAX_LIMIT).optional() }).strict();
@@ -68,11 +71,12 @@ const MetricOut = z.object({
 export type PrometheusMetricOut = z.infer<typeof MetricOut>;
 const SqlOut = GenericSqlResult.extend({ id: z.string(), status: z.enum(['complete', 'empty']) }).strict();
 const LogsOut = GenericLogsResult.extend({ id: z.string(), status: z.enum(['complete', 'empty']) }).strict();
+const ChannelOut = GenericChannelResult.extend({ id: z.string(), status: z.literal('empty') }).strict();
 
 export const PrometheusBatchOutput = z.object({
   target: z.string(),
   window: Window,
-  queries: z.array(z.union([SqlOut, LogsOut, MetricOut])),
+  queries: z.array(z.union([SqlOut, LogsOut, ChannelOut, MetricOut])),
 });
 export type PrometheusBatchOutput = z.infer<typeof PrometheusBatchOutput>;
 
@@ -100,7 +104,8 @@ export const DEFAULT_TARGET_LABEL = 'cluster';
  * One configured endpoint. Without `targetLabel` it is a single target named `name` (selected by
  * `cluster="<name>"`); with it, the endpoint serves every value of that label it holds (its
  * inventory), e.g. one Prometheus with the cloud-monitoring metrics of many database instances.
- * `postgres` adds `sql` (statistics views of that one database) and `loki` adds `logs`.
+ * `postgres` adds `sql` (statistics views of that one database), `mysql` adds the same `sql`
+ * over a MySQL/MariaDB server's statistics tables, and `loki` adds `logs`.
  */
 export interface PrometheusTarget extends PromEndpoint {
   name: string;
@@ -112,6 +117,10 @@ export interface PrometheusTarget extends PromEndpoint {
    * database instance, never every value of the label); without `targetLabel` it is `name`.
    */
   postgresTarget?: string;
+  /** Secret: the read-only account of the target's MySQL/MariaDB (statement statistics, status, locks). */
+  mysql?: MySqlStatsEndpoint;
+  /** As `postgresTarget`, for `mysql`. */
+  mysqlTarget?: string;
   /** Loki of the endpoint's targets; its selector label defaults to the endpoint's target label. */
   loki?: GenericLogsEndpoint;
 }
@@ -119,15 +128,19 @@ export interface PrometheusTarget extends PromEndpoint {
 /** The operations the package serves for one target of an endpoint. */
 export function targetOperations(endpoint: PrometheusTarget, target: string): EvidenceOperation[] {
   const ops: EvidenceOperation[] = ['promql_range', 'promql_instant'];
-  if (postgresFor(endpoint, target)) ops.push('sql');
+  if (sqlFor(endpoint, target)) ops.push('sql');
   if (endpoint.loki) ops.push('logs');
   return ops;
 }
 
-function postgresFor(endpoint: PrometheusTarget, target: string): PostgresStatsEndpoint | null {
-  if (!endpoint.postgres) return null;
-  const owner = endpoint.targetLabel ? endpoint.postgresTarget : (endpoint.postgresTarget ?? endpoint.name);
-  return owner === target ? endpoint.postgres : null;
+type SqlServer = { dialect: 'postgresql'; endpoint: PostgresStatsEndpoint } | { dialect: 'mysql'; endpoint: MySqlStatsEndpoint };
+
+/** The SQL server of one target: an endpoint's `postgres` or `mysql` belongs to one target only. */
+function sqlFor(endpoint: PrometheusTarget, target: string): SqlServer | null {
+  const owns = (named: string | undefined) => (endpoint.targetLabel ? named : (named ?? endpoint.name)) === target;
+  if (endpoint.postgres && owns(endpoint.postgresTarget)) return { dialect: 'postgresql', endpoint: endpoint.postgres };
+  if (endpoint.mysql && owns(endpoint.mysqlTarget)) return { dialect: 'mysql', endpoint: endpoint.mysql };
+  return null;
 }
 
 /** The Loki label whose exact value selects a target of this endpoint in every stream selector. */
@@ -141,6 +154,7 @@ export function prometheusTargetSecrets(targets: readonly PrometheusTarget[]): s
     ...(t.secrets ?? []),
     t.baseUrl,
     ...(t.postgres ? postgresStatsSecrets(t.postgres) : []),
+    ...(t.mysql ? mySqlStatsSecrets(t.mysql) : []),
     ...(t.loki ? [...(t.loki.secrets ?? []), t.loki.baseUrl] : []),
   ]);
 }
@@ -235,14 +249,15 @@ export function prometheusPackage(targets: readonly PrometheusTarget[], limits =
       // The step the planner asked for, raised where it would give more points than Prometheus serves.
       const stepOf = (q: { stepSeconds?: number }) => Math.max(q.stepSeconds ?? Math.max(15, Math.ceil(spanSeconds / 240)), Math.ceil(spanSeconds / (MAX_POINTS_PER_SERIES - 1)));
       const runOne = async (q: BatchQuery, signal: AbortSignal): Promise<unknown> => {
+        // A channel the endpoint does not have is answered as such: a gap, never a reading.
         if (q.kind === 'sql') {
-          const postgres = postgresFor(target, input.target);
-          if (!postgres) throw new ProviderError('PROVIDER.INPUT_INVALID', `queries.${q.id}: operation sql is not offered for target "${input.target}": its endpoint has no postgres settings`);
-          return runGenericSql(q, postgres, signal);
+          const server = sqlFor(target, input.target);
+          if (!server) return channelNotConfigured('statements');
+          return server.dialect === 'mysql' ? runGenericMySql(q, server.endpoint, signal) : runGenericSql(q, server.endpoint, signal);
         }
         if (q.kind === 'logs') {
           const loki = target.loki;
-          if (!loki) throw new ProviderError('PROVIDER.INPUT_INVALID', `queries.${q.id}: operation logs is not offered for target "${input.target}": its endpoint has no loki settings`);
+          if (!loki) return channelNotConfigured('logs');
           return runGenericLogs(q, { endpoint: loki, label: logsLabelOf(target) as string, target: input.target, window: input.window, secrets }, { signal, record: (record) => ctx.record(q.id, record) });
         }
         const promql = validatePromQl(q.promql, `queries.${q.id}.promql`);
@@ -274,6 +289,9 @@ export function prometheusPackage(targets: readonly PrometheusTarget[], limits =
           if (!o || !o.ok) {
             const error = o && !o.ok ? o.error : new ProviderError('PROVIDER.BUDGET_EXHAUSTED', 'query did not run');
             return { id: q.id, status: 'failed' as const, error_code: error.code, detail_error: error.detail };
+          }
+          if (q.kind !== 'range' && q.kind !== 'instant' && (o.value as { operation?: unknown }).operation === 'channel') {
+            return { id: q.id, status: 'empty' as const, ...(o.value as GenericChannelResult) };
           }
           if (q.kind === 'sql') {
             const r = o.value as GenericSqlResult;
