@@ -122,3 +122,31 @@ describe('builtinPlan with a catalogue', () => {
     expect(out.plannerNotes).toContain('PROVIDER.UNREACHABLE');
   });
 });
+
+describe('family planning of what metric events need', () => {
+  const PG = ['pg_stat_activity_count', 'pg_settings_max_connections', 'pg_settings_work_mem_bytes', 'pg_settings_shared_buffers_bytes', 'pg_postmaster_start_time_seconds', 'pg_replication_is_replica', 'ALERTS', 'acme_widget_frobnications_total'];
+
+  it('plans firing alerts and changed settings once each, and one unit of each event family, right after the asked family', () => {
+    const plan = planByFamily(request('How did the number of database connections change?'), catalogOf(PG));
+    expect(plan.drafts.slice(0, 6).map((d) => d.id)).toEqual(['connections', 'connection_limit', 'alerts_firing', 'settings_changed', 'restarts', 'failover']);
+    expect(plan.drafts.find((d) => d.id === 'alerts_firing')?.expression).toBe('max by (alertname, severity) (ALERTS{alertstate="firing",cluster="payments-prod"})');
+    expect(plan.drafts.find((d) => d.id === 'settings_changed')?.expression).toBe(
+      'max by (__name__) ({__name__=~"pg_settings_.+",cluster="payments-prod"}) and on(__name__) (max by (__name__) ({__name__=~"pg_settings_.+",cluster="payments-prod"} @ end()) != on(__name__) max by (__name__) ({__name__=~"pg_settings_.+",cluster="payments-prod"} @ start()))',
+    );
+    // The settings and ALERTS are not planned again among the unknown metrics; the limit setting still is a connection_limit unit.
+    expect(plan.drafts.filter((d) => d.family === 'unknown').map((d) => d.expression)).toEqual([expect.any(String), expect.any(String), 'sum(rate(acme_widget_frobnications_total{cluster="payments-prod"}[5m]))']);
+    expect(plan.drafts.find((d) => d.family === 'connection_limit')?.expression).toContain('pg_settings_max_connections');
+    for (const d of plan.drafts) {
+      expect(() => validatePromQl(d.expression)).not.toThrow();
+      expect(unboundSelectors(d.expression, 'cluster', 'payments-prod')).toEqual([]);
+    }
+    expect(plan.drafts.length).toBeLessThanOrEqual(12);
+  });
+
+  it('plans no event query for a catalogue without ALERTS or settings, and both exporters\' settings together', () => {
+    expect(planByFamily(request('How did connections change?'), catalogOf(RDS)).drafts.map((d) => d.id)).not.toEqual(expect.arrayContaining(['alerts_firing']));
+    const mixed = planByFamily(request('How did connections change?'), catalogOf(['mysql_global_variables_max_connections', 'mysql_global_variables_innodb_buffer_pool_size', 'pg_settings_work_mem_bytes']));
+    expect(mixed.drafts.find((d) => d.id === 'settings_changed')?.expression).toContain('{__name__=~"pg_settings_.+|mysql_global_variables_.+",cluster="payments-prod"}');
+    expect(mixed.drafts.some((d) => d.id === 'alerts_firing')).toBe(false);
+  });
+});

@@ -6,8 +6,9 @@ import type { PlanningCatalogV1, PlanningMetricV1 } from './planning-catalog';
  * Family planning v1 (data first, engine below). The built-in planner maps the words of the
  * neutral question to metric families, then picks the discovered metrics of those families, so a
  * metric name no template knows is still planned when the ontology places it in a family.
+ * v2 adds the event queries (firing alerts, changed settings) and the event families' units.
  */
-export const FAMILY_PLAN_VERSION = 'family-plan-v1';
+export const FAMILY_PLAN_VERSION = 'family-plan-v2';
 
 /** Families measured alongside an asked one: its limit, and the other side of a used/free pair. */
 const COMPANIONS: Partial<Record<MetricFamilyId, readonly MetricFamilyId[]>> = {
@@ -27,6 +28,16 @@ const CONTEXT_ORDER: readonly string[] = [
   'io_latency', 'io_throughput', 'replication_lag', 'lock_waits', 'locks', 'deadlocks', 'restarts', 'uptime', 'availability', 'failover', 'wal', 'checkpoints', 'network',
   'maintenance', 'errors', 'rows_read', 'rows_written', 'commits', 'rollbacks', 'cache_hit', 'io_credits', 'cpu_credits', 'iops_limit', 'storage_capacity',
 ];
+/**
+ * Families whose changes the executor reads as events (restart, role change: its
+ * `materialize-event-rules.ts`). One unit of each is measured right after the asked families.
+ */
+const EVENT_FAMILIES: readonly string[] = ['uptime', 'restarts', 'failover'];
+/** Prometheus' own series of alerts; the catalogue lists it where the target has alerting rules. */
+const ALERTS_METRIC = 'ALERTS';
+/** Name prefixes of exporters' settings gauges (postgres_exporter `pg_settings_*`, mysqld_exporter `mysql_global_variables_*`). */
+const SETTINGS_PREFIXES: readonly string[] = ['pg_settings_', 'mysql_global_variables_'];
+
 /** At most this many query units of metrics no family knows, ranked after the known ones by the executor. */
 const MAX_UNKNOWN = 1;
 const RATE_WINDOW = '5m';
@@ -126,27 +137,63 @@ function slug(family: string, n: number): string {
   return n === 1 ? base : `${base}-${n}`;
 }
 
+/** Firing alerts of the target, one series per alert name and severity (the executor makes each an `alert_firing` event). */
+export function alertsExpression(label: string, target: string): string {
+  return `max by (alertname, severity) (${ALERTS_METRIC}{alertstate="firing",${label}="${target}"})`;
+}
+
 /**
- * Picks at most 12 queries: the first unit of every asked family, a second unit of each, then
- * the first unit of each context family and one group of unknown metrics. A unit is a group of a
- * family's gauges or one counter or histogram.
+ * The settings gauges whose value at the end of the window differs from the one at its start, over
+ * the window, one series per setting (`by (__name__)`; the executor makes each a `config_change`
+ * event). `@ start()` and `@ end()` pin the two reads to the window, so the package reads no
+ * earlier hour for it.
+ */
+export function changedSettingsExpression(prefixes: readonly string[], label: string, target: string): string {
+  const selector = `{__name__=~"${prefixes.map((p) => `${p}.+`).join('|')}",${label}="${target}"}`;
+  const byName = (s: string) => `max by (__name__) (${s})`;
+  return `${byName(selector)} and on(__name__) (${byName(`${selector} @ end()`)} != on(__name__) ${byName(`${selector} @ start()`)})`;
+}
+
+/** The event queries the catalogue supports: firing alerts where it lists `ALERTS`, changed settings where it lists settings gauges. */
+function eventDrafts(metrics: readonly PlanningMetricV1[], label: string, target: string): FamilyDraft[] {
+  const names = new Set(metrics.map((m) => m.name));
+  const prefixes = SETTINGS_PREFIXES.filter((p) => metrics.some((m) => m.name.startsWith(p)));
+  return [
+    ...(names.has(ALERTS_METRIC) ? [{ id: 'alerts_firing', operation: 'promql_range' as const, expression: alertsExpression(label, target), purpose: 'alerts firing for the target (ALERTS)', family: 'unknown' }] : []),
+    ...(prefixes.length > 0
+      ? [{ id: 'settings_changed', operation: 'promql_range' as const, expression: changedSettingsExpression(prefixes, label, target), purpose: `settings changed within the window (${prefixes.map((p) => `${p}*`).join(', ')})`, family: 'unknown' }]
+      : []),
+  ];
+}
+
+/**
+ * Picks at most 12 queries: the first unit of every asked family; then the event queries (firing
+ * alerts, changed settings) and the first unit of each event family (uptime, restarts, failover);
+ * a second unit of each asked family; then the first unit of each context family and one group of
+ * unknown metrics. A unit is a group of a family's gauges or one counter or histogram. Metrics an
+ * event query reads are not planned again as unknown metrics.
  */
 export function planByFamily(request: Pick<EvidenceRequestedV1, 'question' | 'target'>, catalog: PlanningCatalogV1, budget = MAX_QUERIES_PER_BATCH): FamilyPlan {
   const asked = askedFamilies(request.question);
   const label = catalog.targetLabel ?? 'cluster';
   const target = request.target ?? '';
-  const picked: PlanningMetricV1[][] = [];
-  const take = (unit: PlanningMetricV1[] | undefined) => {
-    if (unit && unit.length > 0 && picked.length < budget && !picked.includes(unit)) picked.push(unit);
+  const events = eventDrafts(catalog.metrics, label, target);
+  const byEvent = (m: PlanningMetricV1) => events.length > 0 && (m.name === ALERTS_METRIC || SETTINGS_PREFIXES.some((p) => m.name.startsWith(p)));
+  const picked: (PlanningMetricV1[] | FamilyDraft)[] = [];
+  const take = (unit: PlanningMetricV1[] | FamilyDraft | undefined) => {
+    if (unit && (!Array.isArray(unit) || unit.length > 0) && picked.length < budget && !picked.includes(unit)) picked.push(unit);
   };
   const present = new Set(catalog.metrics.map((m) => m.family));
-  const units = new Map<string, PlanningMetricV1[][]>([...present].map((f) => [f, unitsOf(catalog.metrics, f)]));
+  const units = new Map<string, PlanningMetricV1[][]>([...present].map((f) => [f, unitsOf(catalog.metrics.filter((m) => f !== 'unknown' || !byEvent(m)), f)]));
   for (const f of asked) take(units.get(f)?.[0]);
+  for (const d of events) take(d);
+  for (const f of EVENT_FAMILIES) if (!asked.includes(f)) take(units.get(f)?.[0]);
   for (const f of asked) take(units.get(f)?.[1]);
   for (const f of CONTEXT_ORDER) if (!asked.includes(f)) take(units.get(f)?.[0]);
   for (const unit of (units.get('unknown') ?? []).slice(0, MAX_UNKNOWN)) take(unit);
   const counts = new Map<string, number>();
-  const drafts = picked.map((unit) => {
+  const drafts = picked.map((unit): FamilyDraft => {
+    if (!Array.isArray(unit)) return unit;
     const family = unit[0].family;
     const n = (counts.get(family) ?? 0) + 1;
     counts.set(family, n);
