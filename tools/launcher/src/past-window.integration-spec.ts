@@ -83,6 +83,18 @@ describe('a run about the past reads the past (real Prometheus)', () => {
     expect(out.stdout).not.toContain('waiting for the Judge');
   }, 180000);
 
+  it('with a human answer after the cutoff, aoc analyze prints the messages, says it waits for the Judge and prints its verdict', async () => {
+    const file = join(dir, 'answered.json');
+    const reply = { id: 'c-support-1', authorRole: 'support', visibility: 'public', createdAt: iso(20), body: 'payments-prod reached its limit of 500 connections; we raised max_connections.' };
+    writeFileSync(file, JSON.stringify({ ticket: ticket({ key: 'RDS-73', comments: [reply] }) }));
+    const out = await aoc(['analyze', file, '--prometheus', prom.baseUrl, '--cutoff', CUTOFF.toISOString()]);
+    expect(out.code).toBe(0);
+    const lines = out.stdout.split('\n');
+    const waiting = lines.indexOf('waiting for the Judge: the ticket holds a human answer');
+    expect(waiting).toBeGreaterThan(lines.indexOf('--- internal handoff ---'));
+    expect(lines.slice(waiting + 1).some((l) => /^verdict: [a-z_]+/.test(l) && !l.startsWith('verdict: none'))).toBe(true);
+  }, 180000);
+
   describe('in one process', () => {
     let platform: Platform;
 
@@ -92,6 +104,14 @@ describe('a run about the past reads the past (real Prometheus)', () => {
 
     afterAll(async () => {
       await platform?.stop();
+    });
+
+    it('the inventory the router resolves against covers the cutoff, though the hour before now holds no series', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const recent = (await (await fetch(`${prom.baseUrl}/api/v1/label/cluster/values?start=${now - 3600}&end=${now}`)).json()) as { data: string[] };
+      expect(recent.data).toEqual([]);
+      const rows: { provider: string; targets: { target: string }[] }[] = await platform.dataSource.query(`SELECT "provider", "targets" FROM "router"."provider_inventories"`);
+      expect(rows).toEqual([{ provider: 'prometheus', targets: [{ target: 'payments-prod', aliases: [] }] }]);
     });
 
     it('a live run of a ticket stating the incident time reads the hour around it and publishes without a verdict', async () => {
