@@ -85,7 +85,7 @@ describe('a run about the past reads the past (real Prometheus)', () => {
 
   it('with a human answer after the cutoff, aoc analyze prints the messages, says it waits for the Judge and prints its verdict', async () => {
     const file = join(dir, 'answered.json');
-    const reply = { id: 'c-support-1', authorRole: 'support', visibility: 'public', createdAt: iso(20), body: 'payments-prod reached its limit of 500 connections; we raised max_connections.' };
+    const reply = { id: 'c-support-1', authorRole: 'support', visibility: 'public', createdAt: iso(20), body: 'payments-prod reached its limit of 500 connections; we raised max_connections.' } as const;
     writeFileSync(file, JSON.stringify({ ticket: ticket({ key: 'RDS-73', comments: [reply] }) }));
     const out = await aoc(['analyze', file, '--prometheus', prom.baseUrl, '--cutoff', CUTOFF.toISOString()]);
     expect(out.code).toBe(0);
