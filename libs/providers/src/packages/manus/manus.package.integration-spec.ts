@@ -100,10 +100,21 @@ describe('manus package against a real Prometheus behind a Grafana datasource pr
     expect(record?.systemEvent?.result).toBe('recovered');
   });
 
-  it('refuses a window over 7 days before any network use', async () => {
-    const before = proxy.requests.length;
+  it('summarises the hour before the window apart (priorMedian), through the proxy, and the window as it is', async () => {
+    const result = await run({ target: 'vida', window: { from: '2026-11-20T10:30:00Z', to: '2026-11-20T11:00:00Z' }, queries: [{ id: 'kv', promql: 'tikv_store_size_bytes', stepSeconds: 60 }] });
+    const kv = result.ok ? result.details.queries[0].series?.[0] : undefined;
+    // Samples exist from 10:00 to 10:59: the window's 31 steps (10:30 to 11:00, the last by the 5-minute lookback), the hour before 30 (10:00 to 10:29).
+    expect(kv).toMatchObject({ points: 31, priorPoints: 30, priorMedian: 1e9, first: 1e9, slope: 0, trend: 0 });
+    expect(kv?.shape).toHaveLength(12);
+  });
+
+  it('reads the last 7 days of a longer window and says so; a reversed window is refused before any network use', async () => {
     const long = await run({ target: 'vida', window: { from: '2026-11-10T00:00:00Z', to: '2026-11-20T00:00:00Z' }, queries: [{ id: 'a', promql: 'up' }] });
-    expect(long.ok ? null : long.details.error_code).toBe('PROVIDER.WINDOW_INVALID');
+    expect(long.ok && long.details.queries[0]).toMatchObject({ clampedWindow: { from: '2026-11-13T00:00:00.000Z', to: '2026-11-20T00:00:00Z' } });
+    expect(proxy.requests.at(-1)?.form.get('start')).toBe(String(Date.parse('2026-11-13T00:00:00Z') / 1000));
+    const before = proxy.requests.length;
+    const reversed = await run({ target: 'vida', window: { from: '2026-11-20T00:00:00Z', to: '2026-11-10T00:00:00Z' }, queries: [{ id: 'a', promql: 'up' }] });
+    expect(reversed.ok ? null : reversed.details.error_code).toBe('PROVIDER.WINDOW_INVALID');
     expect(proxy.requests.length).toBe(before);
   });
 });

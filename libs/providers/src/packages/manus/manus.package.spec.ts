@@ -80,7 +80,9 @@ describe('manus package (scripted Grafana datasource proxy)', () => {
     expect(result.ok).toBe(true);
     expect(proxy.requests).toHaveLength(1);
     expect(proxy.requests[0]).toMatchObject({ uid: 'vida-prom', path: '/api/v1/query_range', authorized: true });
-    expect(proxy.requests[0].form.get('start')).toBe(String(T0));
+    // The hour before the window is read too (its median is `priorMedian`), on the window's own step grid.
+    expect(proxy.requests[0].form.get('start')).toBe(String(T0 - 3600));
+    expect(proxy.requests[0].form.get('end')).toBe(String(T0 + 3600));
   });
 
   it('returns instance addresses only as sealed references that select the same instance later', async () => {
@@ -129,21 +131,23 @@ describe('manus package (scripted Grafana datasource proxy)', () => {
     expect(proxy.requests).toHaveLength(0);
   });
 
-  it('enforces the 7-day window and the 11,000-point ceiling before any network use', async () => {
+  it('reads the last 7 days of a longer window, saying so, and enforces the 11,000-point ceiling before any network use', async () => {
     const week = { from: '2026-11-13T10:00:00Z', to: '2026-11-20T10:00:00Z' };
     const ok = await run({ ...q(), window: week });
-    expect(ok.ok).toBe(true);
+    expect(ok.ok && ok.details.queries[0].clampedWindow).toBeUndefined();
+    // Not widened past the limit for the hour before: a full week reads exactly the week.
+    expect(proxy.requests[0].form.get('start')).toBe(String(Date.parse(week.from) / 1000));
     const tooLong = await run({ ...q(), window: { from: '2026-11-13T09:59:59Z', to: '2026-11-20T10:00:00Z' } });
-    expect(tooLong.ok ? null : tooLong.details).toMatchObject({ error_code: 'PROVIDER.WINDOW_INVALID' });
+    expect(tooLong.ok && tooLong.details.queries[0].clampedWindow).toEqual({ from: '2026-11-13T10:00:00.000Z', to: '2026-11-20T10:00:00Z' });
     const perQuery = await run({ ...q(), queries: [{ id: 'a', promql: 'up', window: { from: '2026-11-01T00:00:00Z', to: '2026-11-20T00:00:00Z' } }] });
-    expect(perQuery.ok ? null : perQuery.details.error_code).toBe('PROVIDER.WINDOW_INVALID');
+    expect(perQuery.ok && perQuery.details.queries[0].clampedWindow).toEqual({ from: '2026-11-13T00:00:00.000Z', to: '2026-11-20T00:00:00Z' });
     const relative = await run({ ...q(), window: { from: 'now-1h', to: 'now' } });
     expect(relative.ok ? null : relative.details.detail_error).toMatch(/^window\.from: /);
     const dense = await run({ ...q({ stepSeconds: 1 }), window: { from: '2026-11-20T00:00:00Z', to: '2026-11-20T06:00:00Z' } });
     expect(dense.ok ? null : dense.details.detail_error).toMatch(/^queries\.0\.stepSeconds: /);
     const future = await run({ ...q(), window: { from: '2026-12-01T00:00:00Z', to: '2026-12-01T01:00:00Z' } });
     expect(future.ok ? null : future.details.error_code).toBe('PROVIDER.WINDOW_INVALID');
-    expect(proxy.requests).toHaveLength(1);
+    expect(proxy.requests).toHaveLength(3);
   });
 
   it('retries a 5xx at most twice, never retries a 4xx, and passes Prometheus rejections through', async () => {

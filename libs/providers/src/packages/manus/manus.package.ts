@@ -5,11 +5,12 @@ import { executeTool, type ToolImplementation } from '../../core/execute-tool';
 import { runPlannedBatch } from '../../core/planned-batch';
 import { ProviderError } from '../../core/provider-error';
 import { parseSealKey } from '../../core/sealed-box';
-import { DAY_MS } from '../../core/time-window';
+import { clampWindow, DAY_MS, HOUR_MS } from '../../core/time-window';
 import type { ToolResult } from '../../core/tool-result';
 import type { ToolSpec } from '../../core/tool-spec';
 import { recordOf } from '../../connectors/http-client';
-import { grafanaQueryRange, grafanaSecrets, type GrafanaDatasource } from '../../connectors/grafana-datasource-connector';
+import { grafanaQueryRange, grafanaSecrets, type GrafanaDatasource, type GrafanaRangeQuery } from '../../connectors/grafana-datasource-connector';
+import type { PromRangeQuery } from '../../connectors/prometheus-connector';
 import { AddressSealer, INSTANCE_REF_PATTERN, InstanceRefCodec, ProtectedSeriesSchema, type ProtectedSeries } from '../../connectors/grafana-instance-ref';
 import { withLabelMatcher } from '../../connectors/grafana-label-matcher';
 import { dropLowestRanked } from '../../core/anomaly-score';
@@ -55,7 +56,7 @@ export const ManusQueryRangeInput = z
     input.queries.forEach((q, i) => {
       if (seen.has(q.id)) ctx.addIssue({ code: 'custom', path: ['queries', i, 'id'], message: `duplicate query id ${q.id}` });
       seen.add(q.id);
-      const w = q.window ?? input.window;
+      const w = clampWindow(q.window ?? input.window, MANUS_MAX_WINDOW_MS).window;
       const span = Date.parse(w.to) - Date.parse(w.from);
       if (q.stepSeconds !== undefined && span > 0 && span / 1000 / q.stepSeconds + 1 > MANUS_MAX_POINTS) {
         ctx.addIssue({ code: 'custom', path: ['queries', i, 'stepSeconds'], message: `a ${q.stepSeconds} s step gives more than ${MANUS_MAX_POINTS} points over the window; use a larger step` });
@@ -73,6 +74,8 @@ const QueryOut = z
     omittedSeries: z.number().optional(),
     instanceFiltered: z.boolean().optional(),
     series: z.array(ProtectedSeriesSchema).optional(),
+    /** Set when the query's window exceeded the 7-day limit: the window it read (its last 7 days). */
+    clampedWindow: Window.optional(),
     error_code: z.string().optional(),
     detail_error: z.string().optional(),
   })
@@ -149,7 +152,8 @@ function createTool(config: ParsedManusConfig): ToolImplementation<typeof manusQ
     checkTarget: (input) => {
       if (!datasource(input.target)) throw new ProviderError('PROVIDER.TARGET_REJECTED', `target "${input.target}" is not configured for the manus package`);
     },
-    windows: (input) => [{ operation: 'query_range', window: input.window }, ...input.queries.filter((q) => q.window).map((q) => ({ operation: 'query_range', window: q.window ?? input.window }))],
+    // A window longer than the limit is read for its last 7 days (the result says so per query).
+    windows: (input) => [input.window, ...input.queries.filter((q) => q.window).map((q) => q.window ?? input.window)].map((w) => ({ operation: 'query_range', window: clampWindow(w, MANUS_MAX_WINDOW_MS).window })),
     run: (input, ctx) =>
       serial(async () => {
         const ds = datasource(input.target) as GrafanaDatasource;
@@ -163,13 +167,15 @@ function createTool(config: ParsedManusConfig): ToolImplementation<typeof manusQ
               const selection = codec.open(q.instanceRef, input.target, `${field}.instanceRef`);
               promql = withLabelMatcher(promql, selection.label, selection.address, `${field}.promql`);
             }
-            const w = q.window ?? input.window;
+            const w = clampWindow(q.window ?? input.window, MANUS_MAX_WINDOW_MS).window;
             const startMs = Date.parse(w.from);
             const endMs = Date.parse(w.to);
+            // The hour before the window is read too, within the 7-day limit, for its median (`priorMedian`).
+            const range: GrafanaRangeQuery & Pick<PromRangeQuery, 'priorStartMs'> = { promql, startMs, endMs, stepSeconds: q.stepSeconds ?? defaultStep(endMs - startMs), priorStartMs: Math.max(startMs - HOUR_MS, endMs - MANUS_MAX_WINDOW_MS) };
             try {
               const { result, record } = await grafanaQueryRange(
                 ds,
-                { promql, startMs, endMs, stepSeconds: q.stepSeconds ?? defaultStep(endMs - startMs) },
+                range,
                 { signal, maxSeries: config.limits.maxSeries, maxResponseBytes: config.limits.maxResponseBytes, retryDelaysMs: config.limits.retryDelaysMs },
               );
               ctx.record(q.id, record);
@@ -190,6 +196,7 @@ function createTool(config: ParsedManusConfig): ToolImplementation<typeof manusQ
             return { id: q.id, status: 'failed', error_code: error.code, detail_error: error.detail };
           }
           const series: ProtectedSeries[] = o.value.series;
+          const clamped = clampWindow(q.window ?? input.window, MANUS_MAX_WINDOW_MS);
           return {
             id: q.id,
             status: o.value.seriesCount === 0 ? 'empty' : 'complete',
@@ -198,6 +205,7 @@ function createTool(config: ParsedManusConfig): ToolImplementation<typeof manusQ
             omittedSeries: o.value.omittedSeries,
             ...(q.instanceRef !== undefined ? { instanceFiltered: true } : {}),
             series,
+            ...(clamped.clamped ? { clampedWindow: clamped.window } : {}),
           };
         });
         const truncated = fitToBudget(queries, budget);
