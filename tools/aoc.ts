@@ -43,7 +43,7 @@ async function main(): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const { startPlatform, loadExample, runExample, runEnd, waitForRun, waitForWriteBack, messageLines } = await import('@aoc/launcher');
+  const { startPlatform, loadExample, runExample, runEnd, waitForInventories, waitForRun, waitForWriteBack, messageLines } = await import('@aoc/launcher');
   const request = loadExample(file);
   const mode = option(rest, '--mode');
   if (mode !== undefined && mode !== 'read' && mode !== 'write') {
@@ -69,6 +69,8 @@ async function main(): Promise<number> {
   const json = rest.includes('--json');
   const print = (lines: string[]) => (json ? undefined : process.stdout.write(lines.join('\n') + '\n'));
   try {
+    // A slow live listing must land before the ticket: without it the router cannot resolve the cluster and asks for it.
+    if (executor && !(await waitForInventories(platform.dataSource, 1, 30_000))) process.stderr.write('aoc: no provider inventory arrived; the cluster the ticket names may not resolve\n');
     const submitted: ExampleRequest = { ...request, ...(mode ? { mode } : {}), ...(cutoff ? { cutoff, trigger: 'replay' as const } : {}) };
     // The Judge only judges against a human answer: without one no verdict ever comes, so none is awaited.
     const judged = runEnd(submitted) === 'judged';
