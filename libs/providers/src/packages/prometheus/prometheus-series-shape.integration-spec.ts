@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { executeTool } from '../../index';
 import { servePrometheus } from '../../testing/real-prometheus';
-import { MAX_SCORED_SERIES } from '../../connectors/prometheus-connector';
+import { hasAtModifier, MAX_SCORED_SERIES, queryPrometheus, type SeriesSummary } from '../../connectors/prometheus-connector';
 import { METRICS_MAX_WINDOW_MS, prometheusPackage, type PrometheusMetricOut } from './prometheus.package';
 
 const CLUSTER = 'pg-shape-1';
@@ -82,6 +82,24 @@ describe('generic Prometheus package: shape, prior hour and bad input on a real 
     // `@ end()` would move with a wider read: such a query reads exactly the window.
     expect(pinned.series?.[0]).toMatchObject({ points: 61, first: 160, last: 160 });
     expect(pinned.series?.[0]).not.toHaveProperty('priorMedian');
+  });
+
+  it('keeps every window statistic exactly as a read from the window start, for steps that do and do not divide the hour', async () => {
+    const withoutPrior = ({ priorMedian: _m, priorPoints: _p, ...rest }: SeriesSummary) => rest;
+    for (const promql of [sel('aoc_ramp_gauge'), `rate(${sel('aoc_reset_total')}[5m])`, sel('aoc_gappy_gauge'), sel('aoc_bad_gauge'), `max(${sel('aoc_many_gauge')})`]) {
+      for (const stepSeconds of [60, 420, 3600]) {
+        const query = { kind: 'range' as const, promql, startMs: T0 * 1000, endMs: (T0 + 3600) * 1000, stepSeconds };
+        const plain = await queryPrometheus({ baseUrl }, query);
+        const widened = await queryPrometheus({ baseUrl }, { ...query, priorStartMs: (T0 - 3600) * 1000 });
+        expect(widened.result.series.map(withoutPrior)).toEqual(plain.result.series);
+        expect(widened.result.seriesCount).toBe(plain.result.seriesCount);
+        // The read starts whole steps before the window, within the hour (a rate has no value at its first step).
+        expect(widened.result.series[0]?.priorPoints).toBeLessThanOrEqual(Math.floor(3600 / stepSeconds));
+        if (promql === sel('aoc_ramp_gauge')) expect(widened.result.series[0]?.priorPoints).toBe(Math.floor(3600 / stepSeconds));
+      }
+    }
+    expect(hasAtModifier('x{a="@"} @ start()')).toBe(true);
+    expect(hasAtModifier('x{a="@ end()"}')).toBe(false);
   });
 
   it('reports NaN and ±Inf samples, gaps, counter resets and uptime drops instead of failing', async () => {
