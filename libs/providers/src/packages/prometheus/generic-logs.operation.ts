@@ -18,12 +18,18 @@ export const LOGS_DEFAULT_LIMIT = 1000;
 export const LOGS_MAX_LIMIT = 5000;
 export const LOGS_MAX_SAMPLES = 5;
 const SAMPLE_CHARS = 160;
+/** Characters of a line a sample, its level and its pattern are read from. */
+const SAMPLE_READ = 2000;
 const MAX_LOGQL = 4000;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'unknown'] as const;
 export type GenericLogLevel = (typeof LOG_LEVELS)[number];
 
-/** Line patterns, first match wins; `other` is everything no pattern names. */
+/**
+ * Line patterns, first match wins; `other` is everything no pattern names. The ids are a contract
+ * (the result schema's enum, the diagnosis rules' `patterns`): existing ids never change, new
+ * ones are added.
+ */
 export const LOG_PATTERNS = [
   'oom',
   'panic',
@@ -37,26 +43,41 @@ export const LOG_PATTERNS = [
   'authentication',
   'disk',
   'replication',
+  'checkpoint',
+  'temp_file',
+  'autovacuum',
+  'recovery_conflict',
+  'redo_log',
   'other',
 ] as const;
 export type LogPattern = (typeof LOG_PATTERNS)[number];
 
 const PATTERN_TABLE: readonly [LogPattern, RegExp][] = [
   ['oom', /out of memory|\boom[- _]?kill|killed by signal 9|cannot allocate memory|memory exhausted/i],
-  ['panic', /\bpanic\b|segmentation fault|stack trace|core dumped|was terminated by signal/i],
+  ['panic', /\bpanic\b|segmentation fault|stack trace|core dumped|was terminated by signal|mysqld got signal/i],
+  // Before `restart`: "checkpoint starting: shutdown" is routine, the warnings are not.
+  ['checkpoint', /checkpoints are occurring too frequently|consider increasing (?:the configuration parameter )?"?max_wal_size|age of the last checkpoint|checkpoint request failed|could not complete checkpoint/i],
   [
     'restart',
-    /database system is ready to accept|database system was (?:shut down|interrupted)|database system is shut ?down|starting postgresql|all server processes terminated|terminating any other active server processes|received (?:fast|smart|immediate) shutdown|\bshutting down\b|\brestart(?:s|ed|ing)?\b|\bstart(?:ed|ing) (?:server|up)\b/i,
+    /database system is ready to accept|database system was (?:shut down|interrupted)|database system is shut ?down|starting postgresql|all server processes terminated|terminating any other active server processes|received (?:fast|smart|immediate) shutdown|\bshutting down\b|\brestart(?:s|ed|ing)?\b(?! (?:the )?transaction)|\bstart(?:ed|ing) (?:server|up)\b|ready for connections|shutdown complete|normal shutdown|starting (?:mariadb|mysql)|starting crash recovery/i,
   ],
-  ['failover', /fail ?over|switchover|\bpromot(?:e|ed|ing|ion)\b|new (?:primary|leader|timeline)|selected new timeline|became (?:primary|leader)|leader (?:change|elected)/i],
+  ['failover', /fail ?over|switchover|\bpromot(?:e|ed|ing|ion)\b|new (?:primary|leader|timeline)|selected new timeline|became (?:primary|leader)|leader (?:change|elected)|received promote request/i],
   ['deadlock', /deadlock/i],
-  ['lock_timeout', /lock timeout|could not obtain lock/i],
-  ['statement_timeout', /statement timeout|canceling statement due to/i],
-  ['connection_limit', /too many (?:connections|clients)|remaining connection slots are reserved|connection limit exceeded/i],
-  ['connection', /connection (?:refused|reset|timed out)|could not connect|terminating connection|could not receive data from client|unexpected eof on client connection|broken pipe/i],
-  ['authentication', /authentication failed|no pg_hba\.conf entry|permission denied/i],
-  ['disk', /no space left on device|could not extend file|disk (?:full|quota)|could not write to file/i],
-  ['replication', /replication|wal ?receiver|standby|wal stream|requested wal segment/i],
+  ['lock_timeout', /lock timeout|could not obtain lock|lock wait timeout exceeded/i],
+  // Before `statement_timeout`: a hot standby cancels statements that conflict with replay.
+  ['recovery_conflict', /conflict with recovery|user was holding (?:shared buffer pin|a relation lock)|user query might have needed to see row versions/i],
+  ['statement_timeout', /statement timeout|canceling statement due to|query execution was interrupted|maximum statement execution time exceeded/i],
+  ['connection_limit', /too many (?:connections|clients)|remaining connection slots are reserved|connection limit exceeded|max_user_connections|is blocked because of many connection errors/i],
+  ['connection', /connection (?:refused|reset|timed out)|could not connect|terminating connection|could not receive data from client|unexpected eof on client connection|broken pipe|aborted connection|got (?:an error|timeout) reading communication packets/i],
+  ['authentication', /authentication failed|no pg_hba\.conf entry|permission denied|access denied for user/i],
+  ['disk', /no space left on device|could not extend file|disk (?:full|quota)|disk is full|could not write to file|errcode: 28|waiting for someone to free (?:some )?space/i],
+  ['temp_file', /temporary file: path|temporary file .*size \d+/i],
+  ['redo_log', /log sequence number|innodb: .*redo log|redo log .*(?:full|capacity)|innodb_log_file_size/i],
+  [
+    'replication',
+    /replication|wal ?receiver|standby|wal stream|requested wal segment|slave (?:sql|i\/o) thread|replica (?:sql|i\/o) thread|relay log|error reading packet from server|could not receive data from wal stream/i,
+  ],
+  ['autovacuum', /autovacuum|automatic (?:vacuum|analyze) of table|wraparound/i],
 ];
 
 // Maps, not object literals: keys come from log text, and `constructor` must not resolve.
@@ -92,7 +113,11 @@ export function linePattern(line: string): LogPattern {
  * numbers or hex runs replaced, whitespace collapsed, cut to 160 characters.
  */
 export function redactLogSample(line: string, secrets: readonly string[] = []): string {
-  const text = redactText(line, { secrets, maxStringLength: 4000 })
+  // A sample is 160 characters: read no more of a long line than can reach it, plus any secret
+  // that could straddle the cut, so a 1 MB line costs what a short one does.
+  const longest = secrets.reduce((m, s) => Math.max(m, s.length), 0);
+  const head = line.length > SAMPLE_READ + longest ? line.slice(0, SAMPLE_READ + longest) : line;
+  const text = redactText(head, { secrets, maxStringLength: SAMPLE_READ + longest })
     .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
     .replace(/'(?:[^'\\]|\\.)*'/g, "'…'")
     .replace(/`[^`]*`/g, '`…`')
@@ -265,8 +290,11 @@ const LEVEL_RANK: Readonly<Record<GenericLogLevel, number>> = { fatal: 0, error:
 
 /** Counts, busiest minute and a few redacted samples of one Loki answer; line text stays here. */
 export function summariseLogLines(result: LokiRangeResult, secrets: readonly string[] = []): GenericLogsResult {
-  const parsed: ParsedLine[] = result.streams
-    .flatMap((s) => s.entries.map((e) => ({ at: isoOfNs(e.timestampNs), level: lineLevel(e.line, s.labels), pattern: linePattern(e.line), line: e.line })))
+  // A Loki that answers past the asked limit (10,000 streams, say) is read up to the package's own limit.
+  const entries = result.streams.flatMap((s) => s.entries.map((e) => ({ labels: s.labels, e }))).slice(0, LOGS_MAX_LIMIT);
+  const overLimit = result.entryCount > LOGS_MAX_LIMIT;
+  const parsed: ParsedLine[] = entries
+    .map(({ labels, e }) => ({ at: isoOfNs(e.timestampNs), level: lineLevel(e.line, labels), pattern: linePattern(e.line), line: e.line }))
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const byPattern = new Map<LogPattern, { count: number; errors: number; firstAt: string; lastAt: string }>();
   for (const p of parsed) {
@@ -279,7 +307,7 @@ export function summariseLogLines(result: LokiRangeResult, secrets: readonly str
   const minutes = countBy(parsed.map((p) => p.at.slice(0, 16)));
   // Most telling first: severe levels, named patterns, then the most recent; one sample per pattern first.
   const ranked = parsed
-    .filter((p) => !STATEMENT_LINE.test(p.line))
+    .filter((p) => !STATEMENT_LINE.test(p.line.slice(0, SAMPLE_READ)))
     .sort((a, b) => LEVEL_RANK[a.level] - LEVEL_RANK[b.level] || Number(a.pattern === 'other') - Number(b.pattern === 'other') || (a.at < b.at ? 1 : -1));
   const chosen: ParsedLine[] = [];
   for (const p of ranked) if (chosen.length < LOGS_MAX_SAMPLES && !chosen.some((c) => c.pattern === p.pattern)) chosen.push(p);
@@ -287,7 +315,7 @@ export function summariseLogLines(result: LokiRangeResult, secrets: readonly str
   return {
     operation: 'logs',
     lines: parsed.length,
-    hitLimit: result.hitLimit,
+    hitLimit: result.hitLimit || overLimit,
     firstAt: parsed[0]?.at ?? null,
     lastAt: parsed.at(-1)?.at ?? null,
     byLevel: countBy(parsed.map((p) => p.level)).map(([level, count]) => ({ level, count })),
