@@ -69,6 +69,7 @@ export const EXPORTER_NAMES: readonly Row[] = [
   ['pg_replication_lag', 'replication_lag', 'gauge', 'value'],
   ['pg_replication_lag_seconds', 'replication_lag', 'gauge', 'value'],
   ['pg_replication_is_replica', 'failover', 'gauge', 'value'],
+  ['pg_settings_in_hot_standby', 'failover', 'gauge', 'value'],
   ['pg_stat_replication_pg_wal_lsn_diff', 'replication_lag', 'gauge', 'value'],
   ['pg_stat_replication_replay_lag', 'replication_lag', 'gauge', 'value'],
   ['pg_replication_slots_pg_wal_lsn_diff', 'replication_lag', 'gauge', 'value'],

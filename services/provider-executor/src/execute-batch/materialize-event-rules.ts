@@ -59,11 +59,11 @@ const RULES: unknown[] = [
   { id: 'restart_counter', event: 'restart', families: ['restarts'], kind: 'counter', when: 'positive', says: 'restarts counted' },
   // mysqld_exporter's replica status rows exist only on a replica.
   { id: 'replica_status_rows', event: 'role_change', name: 'mysql_(slave|replica)_status_.*', when: 'presence', says: 'replica status appeared or vanished' },
-  // pg_replication_is_replica, pg_is_in_recovery, mysql read_only / super_read_only, generic is_primary / is_replica.
+  // pg_replication_is_replica, pg_is_in_recovery, pg_settings_in_hot_standby, mysql read_only / super_read_only, generic is_primary / is_replica.
   { id: 'role_indicator_flip', event: 'role_change', families: ['failover'], kind: 'gauge', when: 'flip', says: 'role indicator changed' },
   { id: 'failover_counter', event: 'role_change', families: ['failover'], kind: 'counter', when: 'positive', says: 'failovers counted' },
-  // PostgreSQL 14+ `in_hot_standby`, and read-only defaults, exported as settings.
-  { id: 'pg_standby_setting_flip', event: 'role_change', name: 'pg_settings_(in_hot_standby|default_transaction_read_only|transaction_read_only)', when: 'flip', says: 'standby setting changed' },
+  // Read-only defaults exported as settings (PostgreSQL 14+ `in_hot_standby` is a failover gauge of the ontology).
+  { id: 'pg_read_only_setting_flip', event: 'role_change', name: 'pg_settings_(default_transaction_read_only|transaction_read_only)', when: 'flip', says: 'read-only setting changed' },
   { id: 'setting_changed', event: 'config_change', patternIds: ['pg_settings_config_unknown', 'pg_connection_limit_settings', 'mysql_variables_config_unknown', 'mysql_connection_limit'], when: 'differs', says: 'setting changed' },
 ];
 

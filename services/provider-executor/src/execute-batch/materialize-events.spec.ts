@@ -23,7 +23,8 @@ describe('metric event rules', () => {
     expect(eventRuleFor('pg_replication_is_replica')?.event).toBe('role_change');
     expect(eventRuleFor('mysql_global_variables_read_only')?.id).toBe('role_indicator_flip');
     expect(eventRuleFor('mysql_slave_status_seconds_behind_master')?.id).toBe('replica_status_rows');
-    expect(eventRuleFor('pg_settings_in_hot_standby')?.id).toBe('pg_standby_setting_flip');
+    expect(eventRuleFor('pg_settings_in_hot_standby')?.id).toBe('role_indicator_flip');
+    expect(eventRuleFor('pg_settings_default_transaction_read_only')?.id).toBe('pg_read_only_setting_flip');
     expect(eventRuleFor('pg_settings_work_mem_bytes')?.event).toBe('config_change');
     expect(eventRuleFor('pg_settings_max_connections')?.event).toBe('config_change');
     expect(eventRuleFor('mysql_global_variables_innodb_buffer_pool_size')?.event).toBe('config_change');
@@ -125,6 +126,8 @@ describe('materializeFacts on bad metric input', () => {
       'many (many): read at a 236 s step (coarser than planned) to stay within the points the provider serves per series',
       'many (many) returned 10000 series; only 200 (the highest peaks and the largest shifts) were summarised and 1 kept, so a change on another series may be missed',
     ]);
+    const huge = materializeFacts([range('wide', 'v_gauge{cluster="a"}')], [{ id: 'wide', status: 'failed', error_code: 'PROVIDER.OUTPUT_TOO_LARGE', detail_error: 'provider response exceeds 8388608 bytes' }]);
+    expect(huge.gaps).toEqual(['wide (wide) could not be read: PROVIDER.OUTPUT_TOO_LARGE (provider response exceeds 8388608 bytes); the target has more series for it than one read holds: aggregate over fewer labels']);
     expect(facts.find((f) => f.queryId === 'nan')).toMatchObject({ kind: 'metric_summary', value: null, attributes: { nonFinitePoints: 61 } });
     // A metric the ontology has no unit for says so on its fact: raw values, not converted.
     expect(facts.find((f) => f.queryId === 'gappy')?.attributes).toMatchObject({ unitKind: 'unknown', missingPoints: 21 });

@@ -96,7 +96,9 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
     const purpose = planned?.purpose ?? e.id;
     const family = familyAttributes(planned);
     if (e.status === 'failed') {
-      gaps.push(`${purpose} (${e.id}) could not be read: ${e.error_code ?? 'failed'}${e.detail_error ? ` (${e.detail_error.slice(0, 160)})` : ''}`);
+      // A metric result larger than the provider's response limit holds too many series to read whole.
+      const tooMany = e.error_code === 'PROVIDER.OUTPUT_TOO_LARGE' && (planned?.operation === 'promql_range' || planned?.operation === 'promql_instant') ? '; the target has more series for it than one read holds: aggregate over fewer labels' : '';
+      gaps.push(`${purpose} (${e.id}) could not be read: ${e.error_code ?? 'failed'}${e.detail_error ? ` (${e.detail_error.slice(0, 160)})` : ''}${tooMany}`);
       continue;
     }
     // TopSQL and slow-query results, PostgreSQL statistics (`sql`) and log summaries (`logs`), also

@@ -130,6 +130,9 @@ describe('generic Prometheus package: shape, prior hour and bad input on a real 
     expect(range.series?.some((s) => s.labels['shard'] === '7777')).toBe(true);
     expect(instant).toMatchObject({ seriesCount: MANY, scoredSeries: MAX_SCORED_SERIES });
     expect(instant.series?.[0]).toMatchObject({ max: 90, labels: { shard: '7777' } });
+    // At a 60 s step the answer outgrows the response limit: that one query fails on its own, with the limit's code.
+    const [dense] = await run([{ id: 'many_dense', kind: 'range', promql: sel('aoc_many_gauge'), stepSeconds: 60 }]);
+    expect(dense).toMatchObject({ status: 'failed', error_code: 'PROVIDER.OUTPUT_TOO_LARGE' });
   }, 60000);
 
   it('reads the last part of a window longer than the limit and raises a step Prometheus would refuse', async () => {
