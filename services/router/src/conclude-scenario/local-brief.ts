@@ -159,12 +159,13 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
   const onset = thread.reportedOnset ? new Date(thread.reportedOnset).getTime() : null;
   const empty = emptyFamilies(evidence.facts).map((f) => `no ${familyLabel(f)} data: the query for it returned no series for the window`);
   // Failure modes first: each the scenario tests is confirmed, refuted or left open against the evidence.
-  const tested = testHypotheses({ scenario: thread.scenario, families: needed.families, general: !needed.strict || needed.families.length === 0, window: thread.window ?? null, onset }, evidence.facts);
+  const byFamily = concludeByFamily(evidence.facts, needed.families, thread.window ?? null, { strict: needed.strict, onset });
+  const orderLead = byFamily?.kind === 'cause' ? byFamily.family : null;
+  const tested = testHypotheses({ scenario: thread.scenario, families: needed.families, general: !needed.strict || needed.families.length === 0, window: thread.window ?? null, onset, orderLead }, evidence.facts);
   if (tested.lead && !options.refinement) {
     return hypothesisBrief({ ...tested, lead: tested.lead }, { observations, strongestAlternative: thread.strongestAlternative, workloadAttribution: workloadAttribution(evidence.facts), undetermined: [...empty, ...undetermined] });
   }
   const hypotheses = hypothesisSummary(tested.hypotheses);
-  const byFamily = concludeByFamily(evidence.facts, needed.families, thread.window ?? null, { strict: needed.strict, onset });
   if (byFamily) return { ...familyBrief(thread, evidence, byFamily, { observations, counter, severity, undetermined: [...empty, ...missingEvidence(tested), ...undetermined] }), hypotheses };
   const deviating = mostAnomalous(evidence.facts);
   const statement = deviating

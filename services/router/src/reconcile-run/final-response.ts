@@ -2,6 +2,7 @@ import { formatLeadingMechanism } from '@aoc/answers';
 import type { Decision, LocalCausalBriefV1, RunExecutionRecordedV1 } from '@aoc/contracts';
 import type { Targeting } from '../persistence/run.entity';
 import type { EvidenceRecord } from '../persistence/scenario-thread.entity';
+import { failureMode } from '../conclude-scenario/hypotheses/failure-modes.data';
 import { rankBriefs, strengthRank } from './rank-briefs';
 
 export interface ConcludedScenario {
@@ -36,6 +37,11 @@ export function targetRequest(targeting: Targeting | null): string {
   return 'the ID of the affected cluster';
 }
 
+/** A confirmed failure mode whose next step is the customer's own: the answer needs no human before it goes out. */
+function customersMove(mode: string | null): boolean {
+  return mode !== null && failureMode(mode)?.nextStep === 'customer';
+}
+
 /** Router reconciliation: one ticket-level diagnosis from the local briefs. */
 export function reconcile(scenarios: ConcludedScenario[], targeting: Targeting | null = null, title = ''): TicketDiagnosis {
   const ranked = rankBriefs(scenarios, title);
@@ -45,7 +51,7 @@ export function reconcile(scenarios: ConcludedScenario[], targeting: Targeting |
   const needsCustomerContext = scenarios.some((s) => s.target === null) ? [targetRequest(targeting), 'when the problem started (with time zone)'] : [];
   const lead = primary?.brief.leadingMechanism;
   return {
-    confident: lead !== undefined && (lead.strength === 'strong' || lead.strength === 'confirmed') && lead.openLink === null,
+    confident: lead !== undefined && (lead.strength === 'strong' || lead.strength === 'confirmed') && (lead.openLink === null || customersMove(lead.mode)),
     healthy: primary?.brief.severity === 'info' && lead?.strength === 'strong',
     primary,
     alternatives: dedupe(ranked.map((s) => s.brief.strongestAlternative)),

@@ -57,3 +57,14 @@ describe('reconciliation over failure modes', () => {
     expect(out.internalHandoffMarkdown).toContain('**Failure modes tested:** connection-exhaustion confirmed; lock-contention ruled out');
   });
 });
+
+describe('the decision follows whose move the confirmed mode is', () => {
+  it('a confirmed mode the customer can act on goes out without a human; one needing an operation on the service does not', () => {
+    const own = scenario('connection-exhaustion', brief('connection-exhaustion', 'connections', 0.8));
+    expect(reconcile([own]).confident).toBe(true);
+    const operator = scenario('storage-full', brief('storage-full-data', 'storage_free', 0.8));
+    expect(reconcile([operator]).confident).toBe(false);
+    const noMode = scenario('cpu-saturation', brief(null, 'cpu', 0));
+    expect(reconcile([noMode]).confident).toBe(false);
+  });
+});

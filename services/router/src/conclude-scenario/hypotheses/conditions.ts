@@ -2,7 +2,7 @@ import { familyLabel } from '@aoc/metric-ontology';
 import { deviatesBadly, formatValue, recovered } from '../family-rules';
 import type { Condition } from './failure-modes.data';
 import { worst, type EvidenceContext } from './evidence-context';
-import { changeFactor, hoursToBound, type SignalState } from './signal-state';
+import { changeFactor, extremeOf, hoursToBound, type SignalState } from './signal-state';
 
 /**
  * One condition tested against the evidence: it holds, fails on measured data, or cannot be
@@ -31,7 +31,9 @@ const fails = (family: string | null, line: string): ConditionResult => ({ resul
 const holds = (family: string | null, line: string, magnitude: number, at: number | null): ConditionResult => ({ result: 'holds', line, magnitude: Math.max(0, Math.min(1, magnitude)), at, family });
 
 /** Magnitude of a change factor: log-scaled so 2x ≈ 0.3, 10x ≈ 0.6, 100x and more ≈ 1. */
-export const factorMagnitude = (f: number) => (Number.isFinite(f) ? Math.min(1, Math.log10(Math.max(1, f)) / 2 + (f >= 1.5 ? 0.1 : 0)) : 1);
+/** A series that left zero has no ratio: its size is unknown, so it ranks as a clear but not a huge change. */
+const FROM_ZERO_MAGNITUDE = 0.6;
+export const factorMagnitude = (f: number) => (Number.isFinite(f) ? Math.min(1, Math.log10(Math.max(1, f)) / 2 + (f >= 1.5 ? 0.1 : 0)) : FROM_ZERO_MAGNITUDE);
 
 const notMeasured = (family: string) => unknown(family, `no ${label(family)} data for this target in the window`);
 
@@ -107,7 +109,7 @@ function change(c: Extract<Condition, { kind: 'rise' | 'fall' }>, ctx: EvidenceC
   const dir = c.kind === 'rise' ? 'up' : 'down';
   const factor = changeFactor(st, dir);
   if (factor === null) return notMeasured(c.family);
-  const extreme = dir === 'up' ? st.signal.max : st.signal.min;
+  const extreme = extremeOf(st, dir);
   const times = Number.isFinite(factor) ? `${factor >= 10 ? Math.round(factor) : Math.round(factor * 10) / 10}x` : 'from zero';
   const line = `${label(c.family)} (${st.signal.metric}) ${dir === 'up' ? 'rose' : 'fell'} from ${usualText(st)} of ${val(st, st.usual)} to ${val(st, extreme)} (${times})${st.signal.shiftAt ? ` from ${clock(st.signal.shiftAt)}` : ''}`;
   // A plain statistical wobble is not a change: the providers' shift test must agree, or the move must be large.

@@ -73,17 +73,31 @@ export function symptomFamilies(ctx: EvidenceContext, asked: readonly string[]):
   return unique([...asked, ...deviatingFamilies(ctx).filter((f) => effects.includes(f))]);
 }
 
+/**
+ * How well a mode's onset fits the symptom's: at the reported onset (or the symptom's own start)
+ * within ten minutes fits best; a state already there when the window began fits an onset before
+ * the window; evidence that begins long before or after the symptom fits less and less.
+ */
 function timing(at: number | null, ctx: EvidenceContext, symptomStart: number | null): number {
   const ref = ctx.onset ?? symptomStart;
   if (at === null) return 0.5;
   if (ref === null) return 0.7;
   const minutes = (at - ref) / 60_000;
-  if (minutes <= 10 && minutes >= -30) return 1;
-  if (minutes < -30) return 0.75;
-  return minutes <= 20 ? 0.6 : 0.25;
+  if (Math.abs(minutes) <= 10) return 1;
+  if (minutes < 0) return at === ctx.window?.from ? 0.8 : Math.max(0.3, 1 - (-minutes - 10) / 40);
+  return Math.max(0.1, 1 - (minutes - 10) / 20);
 }
 
-export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, symptoms: readonly string[], symptomStart: number | null): Hypothesis {
+/** What the ranking knows besides the mode's own evidence. */
+export interface RankingContext {
+  symptoms: readonly string[];
+  symptomStart: number | null;
+  /** The family of the earliest sustained change among simultaneous ones (the family rules' order), when there is one. */
+  orderLead: string | null;
+}
+
+export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: RankingContext): Hypothesis {
+  const { symptoms, symptomStart } = rank;
   const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null };
   const refuting = mode.refutedBy.map((c) => evaluateCondition(c, ctx)).find((r) => r.result === 'holds');
   if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.line] };
@@ -99,7 +113,8 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, symptoms: 
   const at = times.length > 0 ? Math.min(...times) : null;
   const covered = symptoms.length === 0 ? 0.5 : symptoms.filter((f) => (mode.symptoms as readonly string[]).includes(f) || (mode.evidence.families as readonly string[]).includes(f)).length / symptoms.length;
   const supportShare = mode.supporting.length === 0 ? 0.5 : support.length / mode.supporting.length;
-  const score = RANKING.magnitude * magnitude + RANKING.coverage * covered + RANKING.timing * timing(at, ctx, symptomStart) + RANKING.support * supportShare;
+  const first = rank.orderLead !== null && lines.some((l) => l.family === rank.orderLead) ? 1 : 0;
+  const score = RANKING.magnitude * magnitude + RANKING.coverage * covered + RANKING.timing * timing(at, ctx, symptomStart) + RANKING.support * supportShare + RANKING.order * first;
   const lead = [...lines].sort((a, b) => b.magnitude - a.magnitude)[0];
   const leadState = lead?.family ? worst(ctx, lead.family) : null;
   return {
@@ -115,11 +130,11 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, symptoms: 
 }
 
 /** Every mode tested; confirmed ones ranked, those another confirmed mode explains marked and put after it. */
-export function evaluateModes(modes: readonly FailureMode[], ctx: EvidenceContext, asked: readonly string[]): Hypothesis[] {
+export function evaluateModes(modes: readonly FailureMode[], ctx: EvidenceContext, asked: readonly string[], orderLead: string | null = null): Hypothesis[] {
   const symptoms = symptomFamilies(ctx, asked);
   const starts = symptoms.map((f) => worst(ctx, f)).map((st) => (st ? (st.elevatedAtStart ? (ctx.window?.from ?? null) : st.signal.shiftAt) : null)).filter((t): t is number => t !== null);
   const symptomStart = starts.length > 0 ? Math.min(...starts) : null;
-  const all = modes.map((m) => evaluateMode(m, ctx, symptoms, symptomStart));
+  const all = modes.map((m) => evaluateMode(m, ctx, { symptoms, symptomStart, orderLead }));
   // A clean bill of health stands only when no fault is confirmed.
   const fault = all.filter((h) => h.verdict === 'confirmed' && h.mode.id !== 'healthy').sort((a, b) => b.score - a.score)[0];
   for (const h of all) if (fault && h.mode.id === 'healthy' && h.verdict === 'confirmed') Object.assign(h, { verdict: 'refuted', deciding: [`the evidence confirms ${fault.mode.name}: ${fault.deciding[0] ?? ''}`], score: 0 });

@@ -97,6 +97,12 @@ export const FailureModeSchema = z
     openQuestion: Text,
     /** The family a confirmed mode is reported under (the scorecards and the Judge read families). */
     family: Family,
+    /**
+     * Whose move the mitigation is: the customer's own workload, statements, pool or schedule
+     * (the answer can go out as it is), or an operation on the managed service (storage, replica,
+     * instance class, explaining a restart or failover) that needs a human.
+     */
+    nextStep: z.enum(['customer', 'operator']),
   })
   .strict();
 export type FailureMode = z.infer<typeof FailureModeSchema>;
@@ -105,7 +111,7 @@ export const FailureModesData = z
   .object({
     version: z.string().min(1).max(64),
     /** Weights of the ranking of confirmed modes; they need not sum to one. */
-    ranking: z.object({ magnitude: Share, coverage: Share, timing: Share, support: Share }).strict(),
+    ranking: z.object({ magnitude: Share, coverage: Share, timing: Share, support: Share, order: Share }).strict(),
     modes: z.array(FailureModeSchema).min(1).max(60),
   })
   .strict()

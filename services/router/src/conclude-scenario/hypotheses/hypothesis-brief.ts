@@ -19,6 +19,8 @@ export interface HypothesisThread {
   general: boolean;
   window: { from: string; to: string } | null;
   onset: number | null;
+  /** The family the family rules' order puts first (earliest sustained change), when they name a cause. */
+  orderLead?: string | null;
 }
 
 export interface HypothesisOutcome {
@@ -41,7 +43,7 @@ export function modesFor(thread: Pick<HypothesisThread, 'scenario' | 'general'>,
 
 export function testHypotheses(thread: HypothesisThread, facts: readonly EvidenceFactV1[]): HypothesisOutcome {
   const context = buildContext(facts, thread.window, thread.onset);
-  const hypotheses = evaluateModes(modesFor(thread), context, thread.families);
+  const hypotheses = evaluateModes(modesFor(thread), context, thread.families, thread.orderLead ?? null);
   const lead = hypotheses.find((h) => h.verdict === 'confirmed' && !h.explainedBy) ?? null;
   return { hypotheses, lead, context };
 }

@@ -24,6 +24,9 @@ export interface SignalState {
   rampPerHour: number | null;
   /** Already away from the usual level when the window began (needs the prior hour). */
   elevatedAtStart: boolean;
+  /** The highest and lowest 5-minute level (bucket means; the raw extremes without a shape): one odd sample is not a change. */
+  high: number | null;
+  low: number | null;
 }
 
 const median = (xs: readonly number[]): number | null => {
@@ -79,12 +82,14 @@ export function signalState(s: FamilySignal): SignalState {
     const gap = Math.abs(start - s.priorMedian);
     elevatedAtStart = gap > 0.25 * Math.max(Math.abs(s.priorMedian), 1e-9) && (s.badDirection === 'both' || (s.badDirection === 'up' ? start > s.priorMedian : start < s.priorMedian));
   }
-  return { signal: s, usual, usualFrom, start, end, sustained, shape, rampPerHour, elevatedAtStart };
+  const high = usable ? Math.max(...buckets) : s.max;
+  const low = usable ? Math.min(...buckets) : s.min;
+  return { signal: s, usual, usualFrom, start, end, sustained, shape, rampPerHour, elevatedAtStart, high, low };
 }
 
-/** The extreme in the bad direction (the peak for up, the low for down). */
+/** The extreme level in a direction (the highest 5-minute level going up, the lowest going down). */
 export function extremeOf(st: SignalState, direction: 'up' | 'down'): number | null {
-  return direction === 'up' ? st.signal.max : st.signal.min;
+  return direction === 'up' ? st.high : st.low;
 }
 
 /**
