@@ -2,7 +2,8 @@ import { EvidenceFactV1, type PlannedQueryV1 } from '@aoc/contracts';
 import { classifyMetric } from '@aoc/metric-ontology';
 import { ANOMALY_Z_THRESHOLD, mostAnomalousIndex, type QueryEvidence } from '@aoc/providers';
 import { materializeEvents } from './materialize-events';
-import { materializeLogs } from './materialize-logs';
+import { materializeChannelNote, materializeLogs } from './materialize-logs';
+import { materializeMySqlStats } from './materialize-mysql-stats';
 import { materializePgStats } from './materialize-pg-stats';
 import { fmt, hhmm, labelText, noSeriesAtAll, queryMetricNames, seriesQuality, shapeText, StoredMetricResult, type StoredSeriesSummary as SeriesSummary } from './materialize-series';
 import { asSeriesResult, materializeStatements } from './materialize-statements';
@@ -103,7 +104,7 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
     }
     // TopSQL and slow-query results, PostgreSQL statistics (`sql`) and log summaries (`logs`), also
     // when empty: no slow statement, no blocked session or no error line is a fact, not a gap.
-    const statements = materializeStatements(e.id, purpose, e.result) ?? materializePgStats(e.id, purpose, e.result) ?? materializeLogs(e.id, purpose, e.result);
+    const statements = materializeStatements(e.id, purpose, e.result) ?? materializeMySqlStats(e.id, purpose, e.result) ?? materializePgStats(e.id, purpose, e.result) ?? materializeLogs(e.id, purpose, e.result) ?? materializeChannelNote(e.id, purpose, e.result);
     if (statements) {
       facts.push(...statements.facts);
       observations.push(...statements.observations.map((text) => ({ text, score: -1 })));

@@ -1,5 +1,5 @@
 import type { EvidenceFactV1 } from '@aoc/contracts';
-import { GenericLogsResult } from '@aoc/providers';
+import { GenericChannelResult, GenericLogsResult } from '@aoc/providers';
 
 /**
  * Compact facts from the generic package's `logs` summaries: one line count, one error-line count,
@@ -14,18 +14,50 @@ export interface LogsMaterialized {
   gaps: string[];
 }
 
-/** The family a log pattern speaks to; the rest are errors. */
-const PATTERN_FAMILY: Readonly<Record<string, string>> = {
+/**
+ * The family a log pattern speaks to; the rest are errors. The first five are as they always were
+ * (diagnosis rules read them); the later ones came with the checkpoint, temp-file, autovacuum,
+ * recovery-conflict and redo-log patterns.
+ */
+export const PATTERN_FAMILY: Readonly<Record<string, string>> = {
   restart: 'restarts',
   failover: 'failover',
   deadlock: 'deadlocks',
   lock_timeout: 'lock_waits',
   connection_limit: 'connections',
+  checkpoint: 'checkpoints',
+  temp_file: 'io_throughput',
+  autovacuum: 'maintenance',
+  recovery_conflict: 'replication_lag',
+  redo_log: 'wal',
 };
 const SAMPLE_CHARS = 120;
 
 const hhmm = (iso: string | null) => (iso ? `${iso.slice(11, 16)}Z` : 'n/a');
 const words = (pattern: string) => pattern.replace(/_/g, ' ');
+
+/** What each channel could confirm or rule out, for the gap and the note's `confirms`. */
+const CHANNEL_CONFIRMS: Readonly<Record<GenericChannelResult['channel'], { families: string; words: string }>> = {
+  logs: { families: 'errors restarts failover deadlocks connection_limit storage_free replication_lag checkpoints wal', words: 'the database log is not configured for this target' },
+  statements: { families: 'statement_latency lock_waits locks connections connection_limit replication_lag checkpoints deadlocks', words: 'statement statistics are not configured for this target' },
+};
+
+/**
+ * A channel the target's endpoint does not have (`operation: 'channel'`): one `note` fact and one
+ * gap, so the diagnosis can say "the database log is not configured for this target" instead of
+ * reading the silence as health. Null for any other result shape.
+ */
+export function materializeChannelNote(queryId: string, purpose: string, raw: unknown): LogsMaterialized | null {
+  const parsed = GenericChannelResult.safeParse(raw);
+  if (!parsed.success) return null;
+  const { channel, setting } = parsed.data;
+  const confirms = CHANNEL_CONFIRMS[channel];
+  return {
+    facts: [{ queryId, kind: 'note', subject: `channel ${channel} not configured`, value: 'not_configured', unit: null, attributes: { source: 'channel', channel, setting, confirms: confirms.families } }],
+    observations: [],
+    gaps: [`${purpose} (${queryId}): ${confirms.words} (its endpoint has no ${setting} settings); nothing about ${confirms.families.split(' ').slice(0, 5).join(', ')} can be confirmed or ruled out from it`.slice(0, 500)],
+  };
+}
 
 /** Facts, one observation and gaps of a `logs` summary (complete or empty); null for any other shape. */
 export function materializeLogs(queryId: string, purpose: string, raw: unknown): LogsMaterialized | null {

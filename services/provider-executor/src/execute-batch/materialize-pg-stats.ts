@@ -18,8 +18,8 @@ export interface SqlMaterialized {
   gaps: string[];
 }
 
-type Cell = string | number | boolean | null;
-type Row = Record<string, Cell>;
+export type Cell = string | number | boolean | null;
+export type Row = Record<string, Cell>;
 
 const MAX_ITEMS = 5;
 const SAFE_LABEL = /^[A-Za-z0-9 _.:/()-]{1,64}$/;
@@ -47,24 +47,30 @@ const SETTING_FAMILIES: ReadonlyMap<string, string | null> = new Map([
 
 const COUNT_COLUMNS = ['sessions', 'connections', 'count', 'locks', 'n', 'total'];
 
-const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
-const num = (v: Cell | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : null);
-const label = (v: Cell | undefined, fallback = 'unknown'): string => (typeof v === 'string' && SAFE_LABEL.test(v) ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : fallback);
+export const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
+export const num = (v: Cell | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+(?:\.\d+)?$/.test(v.trim()) ? Number(v) : null);
+export const label = (v: Cell | undefined, fallback = 'unknown'): string => (typeof v === 'string' && SAFE_LABEL.test(v) ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : fallback);
 const hhmm = (iso: string) => `${iso.slice(11, 16)}Z`;
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-function fmt(n: number | null, digits = 1): string {
+export function fmt(n: number | null, digits = 1): string {
   if (n === null) return 'n/a';
   const abs = Math.abs(n);
   const rounded = abs >= 100 ? Math.round(n) : Math.round(n * 10 ** digits) / 10 ** digits;
   return rounded.toLocaleString('en-US', { maximumFractionDigits: digits });
 }
 
-function family(value: number, name: string): Record<string, string> {
+/** `family` on a count above zero, `reads` on a zero reading (see the module comment). */
+export function family(value: number, name: string): Record<string, string> {
   return value > 0 ? { family: name } : { reads: name };
 }
 
-interface Context {
+/** A count fact of a `sql` result: `family` above zero, `reads` at zero, the result's base attributes. */
+export function countFact(ctx: Pick<Context, 'queryId' | 'base'>, subject: string, value: number, unit: string, fam: string, extra: Record<string, string | number | boolean> = {}): EvidenceFactV1 {
+  return { queryId: ctx.queryId, kind: 'count', subject: subject.slice(0, 200), value, unit, attributes: { ...ctx.base, ...family(value, fam), ...extra } };
+}
+
+export interface Context {
   queryId: string;
   purpose: string;
   result: GenericSqlResult;
@@ -72,7 +78,7 @@ interface Context {
   base: Record<string, string | number | boolean>;
 }
 
-function rowsOf(result: GenericSqlResult): Row[] {
+export function rowsOf(result: GenericSqlResult): Row[] {
   return result.rows.map((r) => Object.fromEntries(result.columns.map((c, i) => [c, r[i] ?? null])));
 }
 
@@ -258,6 +264,58 @@ function connectionStates(ctx: Context, column: string): SqlMaterialized {
   return { facts, observations: [text.slice(0, 500)], gaps: [] };
 }
 
+/** Sessions by state and wait class (pg_stat_activity with `wait_event_type`), with the oldest transaction. */
+function activityWaits(ctx: Context, column: string): SqlMaterialized {
+  const groups = ctx.rows.map((r) => ({ state: label(r['state']), wait: label(r['wait_event_type'], 'none'), sessions: num(r[column]) ?? 0, oldest: num(r['oldest_xact_age_s']) })).sort((a, b) => b.sessions - a.sessions);
+  const waitingOnLocks = groups.filter((g) => g.wait === 'Lock').reduce((s, g) => s + g.sessions, 0);
+  const oldest = groups.reduce<number | null>((m, g) => (g.oldest !== null && (m === null || g.oldest > m) ? g.oldest : m), null);
+  const facts: EvidenceFactV1[] = [
+    countFact(ctx, 'sessions waiting on locks', waitingOnLocks, 'sessions', 'lock_waits'),
+    ...groups.slice(0, 8).map((g) => countFact(ctx, `sessions state=${g.state} wait=${g.wait}`, g.sessions, 'sessions', g.wait === 'Lock' ? 'lock_waits' : g.state === 'active' ? 'active_sessions' : 'connections', { state: g.state, waitEventType: g.wait })),
+  ];
+  if (oldest !== null) facts.push(longTransaction(ctx, oldest));
+  const text = `${ctx.purpose}: ${groups.slice(0, 4).map((g) => `${fmt(g.sessions, 0)} ${g.state}/${g.wait}`).join(', ') || 'no client session'}${oldest !== null ? `; the oldest open transaction is ${fmt(oldest)} s old` : ''}.`;
+  return { facts, observations: [text.slice(0, 500)], gaps: [] };
+}
+
+/** Long transactions hold locks and keep old row versions: a transaction open a minute or more counts as long. */
+export const LONG_TRANSACTION_S = 60;
+export function longTransaction(ctx: Pick<Context, 'queryId' | 'base'>, ageS: number): EvidenceFactV1 {
+  const fact = countFact(ctx, 'oldest open transaction age', round(ageS, 1), 's', 'locks', { thresholdS: LONG_TRANSACTION_S });
+  // Younger than the threshold is a reading of "no long transaction", not a finding.
+  return ageS >= LONG_TRANSACTION_S ? fact : { ...fact, attributes: { ...ctx.base, reads: 'locks', thresholdS: LONG_TRANSACTION_S } };
+}
+
+/** Checkpoints requested (WAL volume, explicit) vs timed, since the statistics reset. */
+function checkpoints(ctx: Context): SqlMaterialized {
+  const row = ctx.rows[0] ?? {};
+  const timed = num(row['checkpoints_timed']) ?? 0;
+  const requested = num(row['checkpoints_req']) ?? 0;
+  const total = timed + requested;
+  const share = total > 0 ? round((100 * requested) / total, 1) : 0;
+  const basis = { basis: 'since statistics reset', ...(typeof row['stats_reset'] === 'string' ? { statsReset: label(row['stats_reset'], '') } : {}) };
+  const facts: EvidenceFactV1[] = [
+    countFact(ctx, 'checkpoints requested', requested, 'checkpoints', 'checkpoints', { requestedShare: share, ...basis }),
+    { queryId: ctx.queryId, kind: 'count', subject: 'checkpoints timed', value: timed, unit: 'checkpoints', attributes: { ...ctx.base, reads: 'checkpoints', ...basis } },
+  ];
+  const text = `${ctx.purpose}: ${plural(requested, 'requested checkpoint')} and ${fmt(timed, 0)} timed since the statistics reset (${fmt(share)}% requested).`;
+  return { facts, observations: [text], gaps: [] };
+}
+
+/** Temporary files, deadlocks and rollbacks summed over the databases (pg_stat_database). */
+function databaseTotals(ctx: Context): SqlMaterialized {
+  const sum = (c: string) => ctx.rows.reduce((s, r) => s + (num(r[c]) ?? 0), 0);
+  const [tempFiles, tempBytes, deadlocks, rollbacks] = [sum('temp_files'), sum('temp_bytes'), sum('deadlocks'), sum('xact_rollback')];
+  const basis = { basis: 'since statistics reset', databases: ctx.rows.length };
+  const facts: EvidenceFactV1[] = [
+    countFact(ctx, 'deadlocks', deadlocks, 'deadlocks', 'deadlocks', basis),
+    countFact(ctx, 'temporary files', tempFiles, 'files', 'io_throughput', { tempBytes, ...basis }),
+    countFact(ctx, 'rolled back transactions', rollbacks, 'transactions', 'rollbacks', basis),
+  ];
+  const text = `${ctx.purpose}: ${plural(deadlocks, 'deadlock')}, ${plural(tempFiles, 'temporary file')} (${fmt(tempBytes / 1_048_576)} MiB) and ${fmt(rollbacks, 0)} rollbacks since the statistics reset.`;
+  return { facts, observations: [text], gaps: [] };
+}
+
 function otherRows(ctx: Context): SqlMaterialized {
   const total = ctx.result.rowCount;
   return {
@@ -278,14 +336,7 @@ export function materializePgStats(queryId: string, purpose: string, raw: unknow
   const parsed = GenericSqlResult.safeParse(raw);
   if (!parsed.success) return null;
   const result = parsed.data;
-  const readAt = Number.isNaN(Date.parse(result.readAt)) ? null : new Date(Date.parse(result.readAt)).toISOString();
-  const ctx: Context = {
-    queryId,
-    purpose,
-    result,
-    rows: rowsOf(result),
-    base: { source: 'sql', ...(readAt ? { readAt } : {}), ...(result.truncated ? { truncated: true } : {}) },
-  };
+  const ctx = sqlContext(queryId, purpose, result);
   const count = countColumn(result);
   const totalColumn = ['total_exec_time', 'total_time'].find((c) => result.columns.includes(c));
   const out = has(result, 'name', 'setting')
@@ -298,12 +349,30 @@ export function materializePgStats(queryId: string, purpose: string, raw: unknow
           ? replication(ctx)
           : reads(result, 'pg_stat_statements') && totalColumn && has(result, 'query_digest')
             ? topStatements(ctx, totalColumn)
-            : reads(result, 'pg_stat_activity') && has(result, 'state') && count
-              ? connectionStates(ctx, count)
-              : otherRows(ctx);
-  // The views are "now": say when, so nobody reads it as the state during the incident window.
+            : reads(result, 'pg_stat_activity') && has(result, 'state', 'wait_event_type') && count
+              ? activityWaits(ctx, count)
+              : reads(result, 'pg_stat_activity') && has(result, 'state') && count
+                ? connectionStates(ctx, count)
+                : has(result, 'checkpoints_timed', 'checkpoints_req')
+                  ? checkpoints(ctx)
+                  : reads(result, 'pg_stat_database') && has(result, 'temp_files', 'deadlocks')
+                    ? databaseTotals(ctx)
+                    : otherRows(ctx);
+  return finishSql(out, ctx);
+}
+
+/** The context of a `sql` result: its rows by column and the attributes every fact carries. */
+export function sqlContext(queryId: string, purpose: string, result: GenericSqlResult): Context {
+  const readAt = Number.isNaN(Date.parse(result.readAt)) ? null : new Date(Date.parse(result.readAt)).toISOString();
+  const base = { source: 'sql', ...(result.dialect === 'mysql' ? { dialect: 'mysql' } : {}), ...(readAt ? { readAt } : {}), ...(result.truncated ? { truncated: true } : {}) };
+  return { queryId, purpose, result, rows: rowsOf(result), base };
+}
+
+/** Says when the statistics were read (they are "now", not the window) and that a cut result gives lower bounds. */
+export function finishSql(out: SqlMaterialized, ctx: Context): SqlMaterialized {
+  const readAt = typeof ctx.base['readAt'] === 'string' ? ctx.base['readAt'] : null;
   const note = ` Read at ${readAt ? hhmm(readAt) : 'execution time'}: the state when the batch ran, not a reading of the window.`;
   out.observations = out.observations.map((o) => `${o.slice(0, 500 - note.length)}${note}`);
-  if (result.truncated) out.gaps.push(`${purpose} (${queryId}) returned more rows than the package keeps; counts are lower bounds`);
+  if (ctx.result.truncated) out.gaps.push(`${ctx.purpose} (${ctx.queryId}) returned more rows than the package keeps; counts are lower bounds`);
   return out;
 }
