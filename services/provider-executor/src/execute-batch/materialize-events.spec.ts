@@ -83,7 +83,7 @@ describe('materializeEvents', () => {
     ]);
     expect(facts.map((f) => f.attributes)).toEqual([
       { source: 'metrics', event: 'alert_firing', family: 'connections', at: at('10:12'), metric: 'ALERTS', rule: 'alerts_firing', alertname: 'PostgresqlTooManyConnections', severity: 'critical' },
-      expect.objectContaining({ alertname: 'PostgresqlDown', family: 'unknown', at: at('10:00') }),
+      expect.objectContaining({ alertname: 'PostgresqlDown', family: 'unknown', at: at('10:00'), startedBeforeWindow: true }),
     ]);
     expect(facts[1].subject).toContain('already firing before the window');
   });

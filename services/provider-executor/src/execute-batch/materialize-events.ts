@@ -12,6 +12,8 @@ interface Found {
   at: string;
   from?: number;
   to?: number;
+  /** The state held already at the window start and in the hour before it: `at` is then only the window start. */
+  beforeWindow?: boolean;
   detail: string;
 }
 
@@ -92,7 +94,7 @@ function detect(rule: MetricEventRule, s: StoredSeriesSummary): Found | null {
       if (s.points === 0) return null;
       const before = s.shape?.[0] !== null && s.shape?.[0] !== undefined && (s.priorPoints ?? 0) > 0;
       const at = s.firstAt ?? s.maxAt ?? 'n/a';
-      return { at, detail: before ? 'already firing before the window' : `firing from ${hhmm(at === 'n/a' ? null : at)}` };
+      return { at, ...(before ? { beforeWindow: true } : {}), detail: before ? 'already firing before the window' : `firing from ${hhmm(at === 'n/a' ? null : at)}` };
     }
     case 'positive': {
       if (s.max === null || !(s.max > 0)) return null;
@@ -142,6 +144,7 @@ export function materializeEvents(queryId: string, planned: PlannedQueryV1 | und
         ...(found.to !== undefined ? { to: found.to } : {}),
         ...(alertname ? { alertname } : {}),
         ...(severity ? { severity } : {}),
+        ...(found.beforeWindow ? { startedBeforeWindow: true } : {}),
       },
     });
     if (facts.length >= MAX_EVENTS_PER_QUERY) break;
