@@ -115,8 +115,8 @@ describe('plan validator', () => {
       request(),
       [
         { id: 'pg_write', operation: 'sql', expression: 'DELETE FROM pg_stat_activity', purpose: 'p' },
-        // MySQL-only syntax: the generic provider's SQL is read by the PostgreSQL validator.
-        { id: 'mysql', operation: 'sql', expression: 'SELECT * FROM information_schema.processlist', purpose: 'p' },
+        // MySQL statistics are allowlisted tables too; other information_schema tables are not.
+        { id: 'mysql', operation: 'sql', expression: 'SELECT * FROM information_schema.tables', purpose: 'p' },
         { id: 'pg_cte_write', operation: 'sql', expression: 'WITH d AS (DELETE FROM pg_locks RETURNING 1) SELECT count(*) FROM d', purpose: 'p' },
         { id: 'logs_unbound', operation: 'logs', expression: '{job="postgres"} |= "ERROR"', purpose: 'p' },
         { id: 'logs_wrong_label', operation: 'logs', expression: '{dbinstance_identifier="tidb-prod-7f3a"}', purpose: 'p' },
@@ -132,6 +132,7 @@ describe('plan validator', () => {
       ['logs_wrong_label', 'EVIDENCE.TARGET_UNBOUND', 'queries.4.expression'],
       ['logs_metric', 'EVIDENCE.EXPRESSION_INVALID', 'queries.5.expression'],
     ]);
+    expect(v.errors[1].message).toMatch(/relation information_schema\.tables is not allowed/);
     expect(v.errors[3].message).toContain('{instance="tidb-prod-7f3a"}');
     // Without a log label the selector must carry the target label.
     expect(validatePlan(request(), [{ ...logs, expression: '{dbinstance_identifier="tidb-prod-7f3a"}' }], { ...offered, logsLabel: null }).errors).toEqual([]);

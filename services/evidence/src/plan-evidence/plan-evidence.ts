@@ -1,11 +1,11 @@
 import { EvidenceRequestedV1, MAX_QUERIES_PER_BATCH, ProviderTarget, TimeWindow } from '@aoc/contracts';
-import { classifyMetric } from '@aoc/metric-ontology';
+import { classifyMetric, familiesInText, type MetricFamilyId } from '@aoc/metric-ontology';
 import { metricNamesOf } from '@aoc/providers';
 import { z } from 'zod';
 import { planByFamily } from './family-plan';
-import { PlanningCatalogV1 } from './planning-catalog';
-import { PROVIDER_OPERATIONS } from './plan-validator';
-import { QUERY_TEMPLATES_VERSION, bindTarget, bindTemplate, templatesFor, type QueryTemplate } from './query-templates';
+import { PlanningCatalogV1, sqlDialectOf } from './planning-catalog';
+import { PROVIDER_OPERATIONS, channelProbe, type StatisticsChannel } from './plan-validator';
+import { QUERY_TEMPLATES, QUERY_TEMPLATES_VERSION, bindTarget, bindTemplate, templatesFor, type QueryTemplate } from './query-templates';
 
 
 /** A query as a planner writes it: loose strings, so structural mistakes reach the validator. */
@@ -114,35 +114,35 @@ function templateMetrics(template: QueryTemplate): string[] {
 function catalogPlan(request: EvidencePlanInputV1['request'], catalog: PlanningCatalogV1): EvidencePlanOutputV1 {
   const target = request.target as string;
   const label = catalog.targetLabel ?? 'cluster';
+  const channels = channelPlan(request, catalog);
   // One probe keeps the outcome structural: it comes back empty when the provider holds no series
   // for the target, and fails with the provider's own code when discovery could not reach it.
   const probe = draft({ id: 'target_series', operation: 'promql_instant', expression: `count({${label}="${target}"})`, purpose: `series present for ${label}=${target}` });
-  if (catalog.status === 'failed') {
-    return { queries: [probe], plannerNotes: `Metric discovery for ${target} failed (${catalog.failureCode ?? 'unknown'}); only the presence of its series was probed.` };
-  }
-  if (catalog.status === 'empty' || catalog.metrics.length === 0) {
-    return { queries: [probe], plannerNotes: `The provider holds no series with ${label}="${target}" in the window.` };
+  if (catalog.status === 'failed' || catalog.status === 'empty' || catalog.metrics.length === 0) {
+    const why =
+      catalog.status === 'failed'
+        ? `Metric discovery for ${target} failed (${catalog.failureCode ?? 'unknown'}); only the presence of its series was probed.`
+        : `The provider holds no series with ${label}="${target}" in the window.`;
+    const queries = [probe, ...channels.drafts.slice(0, MAX_QUERIES_PER_BATCH - 1)];
+    return { queries: request.comparison ? [probe] : queries, plannerNotes: [why, ...channels.notes].join(' ').slice(0, 1000) };
   }
   const question = request.question.toLowerCase();
   const servedOps = PROVIDER_OPERATIONS[request.provider];
-  const asked = templatesFor(request.provider, catalog.operations ?? []).filter((t) => t.asks.some((a) => question.includes(a)));
+  const asked = templatesFor(request.provider, catalog.operations ?? [], channels.dialect ?? undefined).filter((t) => !t.needsCatalogOperation && t.asks.some((a) => question.includes(a)));
   const unserved = asked.filter((t) => !servedOps.includes(t.operation));
-  // PostgreSQL statistics (`sql`) and logs the catalogue offers for this target.
-  const offered = asked.filter((t) => t.needsCatalogOperation).slice(0, MAX_QUERIES_PER_BATCH);
   const present = new Set(catalog.metrics.map((m) => m.name));
   // Templates bind `cluster`; they fit only an endpoint whose target label is `cluster`.
   const templates = label === 'cluster' ? asked.filter((t) => servedOps.includes(t.operation) && templateMetrics(t).length > 0 && templateMetrics(t).every((n) => present.has(n))) : [];
   const covered = new Set(templates.flatMap(templateMetrics));
-  const plan = planByFamily(request, { ...catalog, metrics: catalog.metrics.filter((m) => !covered.has(m.name)) }, Math.max(0, MAX_QUERIES_PER_BATCH - templates.length - offered.length));
-  const drafts = [
-    ...templates.map((t) => draft(bindTemplate(t, target, request.window))),
-    ...offered.map((t) => draft(bindTemplate(t, target, request.window, { logsLabel: catalog.logsLabel }))),
-    ...plan.drafts.map(({ family: _family, ...q }) => draft(q)),
-  ];
+  // Channel queries (logs, statement statistics) share the budget; the metric queries keep the rest.
+  const channelDrafts = channels.drafts.slice(0, Math.max(0, Math.min(MAX_CHANNEL_QUERIES, MAX_QUERIES_PER_BATCH - templates.length - MIN_METRIC_QUERIES)));
+  const plan = planByFamily(request, { ...catalog, metrics: catalog.metrics.filter((m) => !covered.has(m.name)) }, Math.max(0, MAX_QUERIES_PER_BATCH - templates.length - channelDrafts.length));
+  const drafts = [...templates.map((t) => draft(bindTemplate(t, target, request.window))), ...channelDrafts, ...plan.drafts.map(({ family: _family, ...q }) => draft(q))];
   const stillMissing = plan.missing.filter((f) => ![...covered].some((n) => classifyMetric(n).family === f));
   const notes = [
     stillMissing.length > 0 ? `No metric of ${stillMissing.join(', ')} exists for ${target} in the window (${catalog.metrics.length} metric names discovered${catalog.truncated ? ', list truncated' : ''}).` : '',
     unserved.length > 0 ? `Not available from ${request.provider}: ${unserved.map((t) => t.purpose).join('; ')}.` : '',
+    ...channels.notes,
     drafts.length === 0 ? 'No discovered metric belongs to a family the question asks to measure.' : '',
   ].filter(Boolean);
   if (request.comparison) {
@@ -151,6 +151,55 @@ function catalogPlan(request: EvidencePlanInputV1['request'], catalog: PlanningC
     return { queries, plannerNotes: notes.join(' ').slice(0, 1000) };
   }
   return { queries: drafts.slice(0, MAX_QUERIES_PER_BATCH), plannerNotes: notes.join(' ').slice(0, 1000) };
+}
+
+/** Channel queries (logs, statement statistics) a catalogue plan holds at most, so metric queries keep their share. */
+const MAX_CHANNEL_QUERIES = 6;
+/** Budget kept for metric queries whatever the channels ask for. */
+const MIN_METRIC_QUERIES = 4;
+
+/**
+ * The channel queries of a catalogue plan: the templates of each channel the target offers
+ * (`logs`, `sql` of its dialect) that can confirm a family the question names (ontology words, or
+ * a template's own `asks` words), ordered so every named family gets one before any gets two; and
+ * for a channel the question needs but the target does not offer, its probe (`channelProbe`),
+ * which comes back as an explicit "not configured" fact and gap.
+ */
+function channelPlan(request: EvidencePlanInputV1['request'], catalog: PlanningCatalogV1): { drafts: DraftQuery[]; notes: string[]; dialect: 'postgresql' | 'mysql' | null } {
+  const target = request.target as string;
+  const operations = catalog.operations ?? [];
+  const dialect = catalog.sqlDialect ?? sqlDialectOf(operations, catalog.metrics.map((m) => m.name));
+  const question = request.question.toLowerCase();
+  const named: MetricFamilyId[] = familiesInText(request.question).map((m) => m.family);
+  const fits = (t: QueryTemplate) => (t.families ?? []).some((f) => named.includes(f)) || t.asks.some((a) => question.includes(a));
+  const offered = templatesFor(request.provider, operations, dialect ?? undefined).filter((t) => t.needsCatalogOperation && fits(t));
+  // Breadth first: the first template of each named family in question order, then the rest in catalogue order.
+  const ordered: QueryTemplate[] = [];
+  for (const family of named) {
+    const next = offered.find((t) => !ordered.includes(t) && (t.families ?? []).includes(family));
+    if (next) ordered.push(next);
+  }
+  ordered.push(...offered.filter((t) => !ordered.includes(t)));
+  const logsFirst = [...ordered.filter((t) => t.operation === 'logs'), ...ordered.filter((t) => t.operation !== 'logs')];
+  const drafts: DraftQuery[] = [];
+  const notes: string[] = [];
+  // An empty list is an old catalogue that did not say what the target offers: nothing to probe.
+  if (operations.length > 0 && request.provider === 'prometheus') {
+    const logsLabel = catalog.logsLabel ?? catalog.targetLabel ?? 'cluster';
+    const needs = (operation: 'logs' | 'sql') => QUERY_TEMPLATES.some((t) => t.needsCatalogOperation && t.operation === operation && t.providers.includes(request.provider) && fits(t));
+    const missing: [StatisticsChannel, 'logs' | 'sql', string][] = [
+      ['logs', 'logs', 'the database log is not configured for this target (its endpoint has no loki settings)'],
+      ['statements', 'sql', 'statement statistics are not configured for this target (its endpoint has no postgres or mysql settings)'],
+    ];
+    for (const [channel, operation, why] of missing) {
+      if (operations.includes(operation) || !needs(operation)) continue;
+      drafts.push(draft(channelProbe(channel, target, logsLabel)));
+      notes.push(`${why[0].toUpperCase()}${why.slice(1)}: what it would confirm stays open.`);
+    }
+  }
+  // Probes first: they cost the provider nothing and must survive the channel budget.
+  drafts.push(...logsFirst.map((t) => draft(bindTemplate(t, target, request.window, { logsLabel: catalog.logsLabel }))));
+  return { drafts, notes, dialect };
 }
 
 export const BUILTIN_PLANNER_MODEL = `evidence-templates:${QUERY_TEMPLATES_VERSION}`;

@@ -1,5 +1,5 @@
 import { MAX_QUERIES_PER_BATCH, PlannedQueryV1, type EvidenceRequestedV1 } from '@aoc/contracts';
-import { CLINIC_OPERATIONS, PROMETHEUS_OPERATIONS, WETECH_OPERATIONS, unboundSelectors, validatePromQl, validateReadOnlyPgSql, validateReadOnlySql, validateTargetLogQl } from '@aoc/providers';
+import { CLINIC_OPERATIONS, PROMETHEUS_OPERATIONS, WETECH_OPERATIONS, unboundSelectors, validatePromQl, validateReadOnlyMySqlStats, validateReadOnlyPgSql, validateReadOnlySql, validateTargetLogQl } from '@aoc/providers';
 
 /**
  * Operations each provider package serves (the executor refuses the rest). The generic package
@@ -16,6 +16,50 @@ export const PROVIDER_OPERATIONS: Record<EvidenceRequestedV1['provider'], readon
 
 /** Operations a provider serves only for targets whose catalogue lists them (never assumed). */
 const CATALOG_GATED: Partial<Record<EvidenceRequestedV1['provider'], readonly string[]>> = { prometheus: ['sql', 'logs'] };
+
+/**
+ * A channel probe: the one query a plan may hold for a gated operation the catalogue does NOT
+ * offer. The package answers it without asking anything (`operation: 'channel'`,
+ * `availability: 'not_configured'`), and the executor turns that into a `note` fact and a gap, so
+ * "the database log is not configured for this target" is evidence the diagnosis sees, never
+ * silence it could read as health. Id and expression are fixed; any other query for an operation
+ * the target lacks is still refused.
+ */
+export const CHANNEL_PROBES = {
+  logs: { id: 'channel_logs', operation: 'logs', purpose: 'whether the database log of the target can be read' },
+  statements: { id: 'channel_statements', operation: 'sql', purpose: 'whether the statement statistics of the target can be read' },
+} as const;
+export type StatisticsChannel = keyof typeof CHANNEL_PROBES;
+
+/** The probe of a channel bound to the target: the bare selector for logs, a constant SELECT for statements. */
+export function channelProbe(channel: StatisticsChannel, target: string, logsLabel: string): { id: string; operation: 'logs' | 'sql'; expression: string; purpose: string } {
+  const probe = CHANNEL_PROBES[channel];
+  return { ...probe, expression: channel === 'logs' ? `{${logsLabel}=${JSON.stringify(target)}}` : 'SELECT 1 AS channel_check' };
+}
+
+const isProbe = (q: PlannedQueryV1, target: string | null, logsLabel: string): boolean =>
+  target !== null &&
+  (Object.keys(CHANNEL_PROBES) as StatisticsChannel[]).some((c) => {
+    const p = channelProbe(c, target, logsLabel);
+    return q.id === p.id && q.operation === p.operation && q.expression === p.expression;
+  });
+
+/**
+ * The generic package's `sql` is PostgreSQL or MySQL statistics, by the target's server: a
+ * statement passes when either validator accepts it (the package checks it again against the
+ * target's own dialect). The refusal shown is the dialect's the statement reads.
+ */
+function validateStatisticsSql(sql: string, field: string): void {
+  try {
+    validateReadOnlyPgSql(sql, field);
+  } catch (pgError) {
+    try {
+      validateReadOnlyMySqlStats(sql, field);
+    } catch (myError) {
+      throw /\b(?:performance_schema|information_schema)\s*\.|@@/i.test(sql) ? myError : pgError;
+    }
+  }
+}
 
 export type PlanErrorCode =
   | 'EVIDENCE.PLAN_SHAPE'
@@ -44,7 +88,7 @@ const WRITE_WORDS = /\b(insert|update|delete|drop|alter|truncate|create|grant|re
 /** Refusals of the SQL validators that mean "this would write", not "this is malformed". */
 const WRITE_REFUSAL = /only SELECT|INTO writes|locking read|not allowed/i;
 /** The PostgreSQL validator's write refusals; its other refusals (a view or function off the allowlist) are invalid expressions. */
-const PG_WRITE_REFUSAL = /only (?:a single )?SELECT|SELECT \.\.\. INTO|locking clause|must be a SELECT/i;
+const PG_WRITE_REFUSAL = /only (?:a single )?SELECT|SELECT \.\.\. INTO|locking clause|locking read|INTO writes|must be a SELECT/i;
 
 export interface PlanValidationOptions {
   /** The label every PromQL selector must bind to the target (the catalogue's; default `cluster`). */
@@ -92,7 +136,7 @@ export function validatePlan(request: EvidenceRequestedV1, candidate: unknown, o
     const fail = (code: PlanErrorCode, field: string, message: string) => errors.push({ queryId: q.id, code, field: `queries.${index}.${field}`, message: message.slice(0, 300) });
     if (seen.has(q.id)) return fail('EVIDENCE.DUPLICATE_QUERY_ID', 'id', `query id "${q.id}" is used twice`);
     seen.add(q.id);
-    if (!allowed.includes(q.operation)) {
+    if (!allowed.includes(q.operation) && !(gated.includes(q.operation) && isProbe(q, request.target, logsLabel))) {
       const why = PROVIDER_OPERATIONS[request.provider].includes(q.operation)
         ? ` for target ${request.target ?? '(none)'} (${offered ? `its catalogue offers ${allowed.join(', ')}` : 'no catalogue says the target offers it'})`
         : '';
@@ -109,8 +153,8 @@ export function validatePlan(request: EvidenceRequestedV1, candidate: unknown, o
           return fail('EVIDENCE.TARGET_UNBOUND', 'expression', `every PromQL selector needs ${targetLabel}="${request.target}"; not bound: ${unbound.slice(0, 3).join(', ')}`);
         }
       } else if (q.operation === 'sql' && request.provider === 'prometheus') {
-        // The generic package reads PostgreSQL statistics views: the PostgreSQL validator decides.
-        validateReadOnlyPgSql(q.expression, 'expression');
+        // The generic package reads PostgreSQL statistics views or MySQL statistics tables.
+        validateStatisticsSql(q.expression, 'expression');
       } else if (q.operation === 'sql') {
         validateReadOnlySql(q.expression, 'expression');
       } else if (q.operation === 'logs' && request.provider === 'prometheus') {

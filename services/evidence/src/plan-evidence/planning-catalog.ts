@@ -35,11 +35,27 @@ export const PlanningCatalogV1 = z.object({
   operations: z.array(z.string()).optional(),
   /** The label every log stream selector must carry as `{<logsLabel>="<target>"}`; null: no logs. */
   logsLabel: z.string().nullable().optional(),
+  /**
+   * The SQL server behind `sql` (null: the target offers no `sql`). The catalogue does not carry it
+   * yet, so it is read from the metric names: a target whose exporter names only MySQL/MariaDB
+   * metrics (`mysql_*`, `mariadb_*`, `mysqld_*`) is `mysql`, every other target `postgresql`.
+   */
+  sqlDialect: z.enum(['postgresql', 'mysql']).nullable().optional(),
 });
 export type PlanningCatalogV1 = z.infer<typeof PlanningCatalogV1>;
 
+const MYSQL_METRIC = /^(?:mysql|mysqld|mariadb)_/;
+const PG_METRIC = /^(?:pg|postgres|postgresql)_/;
+
+/** The dialect of a target's `sql` from its operations and metric names (see `sqlDialect`). */
+export function sqlDialectOf(operations: readonly string[] | undefined, metricNames: readonly string[]): 'postgresql' | 'mysql' | null {
+  if (!operations?.includes('sql')) return null;
+  return metricNames.some((n) => MYSQL_METRIC.test(n)) && !metricNames.some((n) => PG_METRIC.test(n)) ? 'mysql' : 'postgresql';
+}
+
 export function toPlanningCatalog(listed: EvidenceCatalogListedV1): PlanningCatalogV1 {
   return {
+    sqlDialect: sqlDialectOf(listed.operations, listed.metrics.map((m) => m.name)),
     status: listed.status,
     targetLabel: listed.targetLabel,
     truncated: listed.truncated,

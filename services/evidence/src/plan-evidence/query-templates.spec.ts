@@ -1,4 +1,4 @@
-import { validatePromQl, validateReadOnlyPgSql, validateTargetLogQl } from '@aoc/providers';
+import { validatePromQl, validateReadOnlyMySqlStats, validateReadOnlyPgSql, validateTargetLogQl } from '@aoc/providers';
 import { bindTarget, bindTemplate, templatesFor, templateWindow, QUERY_TEMPLATES } from './query-templates';
 
 describe('query templates', () => {
@@ -64,31 +64,27 @@ describe('query templates', () => {
     expect(templateWindow({}, window)).toBeNull();
   });
 
-  it('offers the PostgreSQL statistics and logs templates only when the catalogue lists their operation', () => {
+  it('offers the channel templates only when the catalogue lists their operation, sql ones for the target\'s dialect', () => {
     const gated = QUERY_TEMPLATES.filter((t) => t.needsCatalogOperation);
-    expect(gated.map((t) => [t.id, t.operation])).toEqual([
-      ['pg_connections', 'sql'],
-      ['pg_blocked_sessions', 'sql'],
-      ['pg_lock_modes', 'sql'],
-      ['pg_replication', 'sql'],
-      ['pg_connection_limit', 'sql'],
-      ['pg_top_statements', 'sql'],
-      ['log_errors', 'logs'],
-    ]);
-    expect(gated.every((t) => t.providers.length === 1 && t.providers[0] === 'prometheus')).toBe(true);
+    expect(gated.every((t) => t.providers.length === 1 && t.providers[0] === 'prometheus' && (t.families ?? []).length > 0)).toBe(true);
+    expect(gated.filter((t) => t.operation === 'sql').every((t) => t.dialect === 'postgresql' || t.dialect === 'mysql')).toBe(true);
     expect(templatesFor('prometheus').some((t) => t.needsCatalogOperation)).toBe(false);
-    expect(templatesFor('prometheus', ['promql_range', 'promql_instant', 'sql']).filter((t) => t.needsCatalogOperation).map((t) => t.operation)).toEqual(Array(6).fill('sql'));
+    const pg = templatesFor('prometheus', ['promql_range', 'promql_instant', 'sql']).filter((t) => t.needsCatalogOperation);
+    expect(pg.map((t) => t.id)).toEqual(['pg_connections', 'pg_top_statements', 'pg_blocked_sessions', 'pg_replication', 'pg_checkpoints', 'pg_checkpointer', 'pg_database_stats', 'pg_activity_waits', 'pg_lock_modes', 'pg_connection_limit']);
+    const my = templatesFor('prometheus', ['sql'], 'mysql').filter((t) => t.needsCatalogOperation);
+    expect(my.map((t) => t.id)).toEqual(['mysql_processlist', 'mysql_top_statements', 'mysql_transactions', 'mysql_replication', 'mysql_innodb_metrics', 'mysql_status', 'mysql_settings']);
     expect(templatesFor('prometheus', ['promql_range', 'logs']).filter((t) => t.needsCatalogOperation).map((t) => t.id)).toEqual(['log_errors']);
     expect(templatesFor('manus', ['sql', 'logs']).some((t) => t.needsCatalogOperation)).toBe(false);
-    const ids = templatesFor('prometheus', ['sql', 'logs']).map((t) => t.id);
-    expect(new Set(ids).size).toBe(ids.length);
+    for (const dialect of ['postgresql', 'mysql'] as const) {
+      const ids = templatesFor('prometheus', ['sql', 'logs'], dialect).map((t) => t.id);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
   });
 
-  it('writes SQL templates the PostgreSQL validator accepts, and a logs template bound to the catalogue\'s log label', () => {
-    for (const t of QUERY_TEMPLATES.filter((x) => x.operation === 'sql' && x.needsCatalogOperation)) {
-      expect(() => validateReadOnlyPgSql(t.expression)).not.toThrow();
-    }
-    const relations = Object.fromEntries(QUERY_TEMPLATES.filter((x) => x.operation === 'sql').map((t) => [t.id, validateReadOnlyPgSql(t.expression).relations]));
+  it('writes SQL templates their dialect\'s validator accepts, and a logs template bound to the catalogue\'s log label', () => {
+    const relations = Object.fromEntries(
+      QUERY_TEMPLATES.filter((x) => x.operation === 'sql' && x.needsCatalogOperation).map((t) => [t.id, (t.dialect === 'mysql' ? validateReadOnlyMySqlStats : validateReadOnlyPgSql)(t.expression).relations]),
+    );
     expect(relations).toEqual({
       pg_connections: ['pg_stat_activity'],
       pg_blocked_sessions: ['pg_stat_activity'],
@@ -96,7 +92,20 @@ describe('query templates', () => {
       pg_replication: ['pg_stat_replication'],
       pg_connection_limit: ['pg_settings'],
       pg_top_statements: ['pg_stat_statements'],
+      pg_activity_waits: ['pg_stat_activity'],
+      pg_checkpoints: ['pg_stat_bgwriter'],
+      pg_checkpointer: ['pg_stat_checkpointer'],
+      pg_database_stats: ['pg_stat_database'],
+      mysql_processlist: ['information_schema.processlist'],
+      mysql_top_statements: ['performance_schema.events_statements_summary_by_digest'],
+      mysql_transactions: ['information_schema.innodb_trx'],
+      mysql_replication: ['performance_schema.replication_applier_status_by_worker'],
+      mysql_innodb_metrics: ['information_schema.innodb_metrics'],
+      mysql_status: ['performance_schema.global_status'],
+      mysql_settings: [],
     });
+    // A MySQL template is not a PostgreSQL statement, and the other way round.
+    for (const t of QUERY_TEMPLATES.filter((x) => x.dialect === 'mysql')) expect(() => validateReadOnlyPgSql(t.expression)).toThrow();
     const logs = QUERY_TEMPLATES.find((t) => t.id === 'log_errors');
     const window = { from: '2026-11-24T02:00:00Z', to: '2026-11-24T03:00:00Z' };
     const bound = bindTemplate(logs!, 'orders-db', window, { logsLabel: 'instance' });
