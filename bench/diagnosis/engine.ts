@@ -26,6 +26,12 @@ export function prometheusTargets(baseUrl: string, clusters: readonly string[], 
   return { mode, targets: entries as unknown as ExecutorOptions['prometheusTargets'] };
 }
 
+/** Further endpoints (suite L's own Prometheus and Loki), validated like the others. */
+export function labTarget(entry: Record<string, unknown>): ExecutorOptions['prometheusTargets'] {
+  PrometheusTargetConfig.parse(entry);
+  return [entry] as unknown as ExecutorOptions['prometheusTargets'];
+}
+
 export async function startLivePlatform(targets: ExecutorOptions['prometheusTargets']): Promise<Platform> {
   return startPlatform({ executor: { mode: 'live', recordings: [], prometheusTargets: targets }, logLevel: 'error' });
 }

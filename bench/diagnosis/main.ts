@@ -23,7 +23,8 @@ import { referencePick, type ReferencePick } from '../../tools/launcher/src/diag
 import { CASES_DIR, PRELUDE_MINUTES, SCENARIO_KINDS, expandCase, loadScenarioCases, suiteBAnchorDay, type ExpandedCase, type ScenarioCase } from '../../tools/launcher/src/diagnosis-bench/scenarios';
 import { aggregate, byGroup, judge, targets, type CaseExpectation, type CaseResult } from '../../tools/launcher/src/diagnosis-bench/score';
 import { intEnv } from '../bus/config';
-import { errorText, pool, prometheusTargets, runTicket, startLivePlatform, type EngineOutcome } from './engine';
+import { errorText, labTarget, pool, prometheusTargets, runTicket, startLivePlatform, type EngineOutcome } from './engine';
+import { labSections, runLab, selectLab, startLabBackends, type LabBackends, type LabResult, type LabSelection } from './lab';
 import { startBenchPrometheus, type BenchPrometheus } from './prometheus';
 import { aggregateTable, caseLines, evidenceLines, printReport, writeJson } from './report';
 
@@ -32,7 +33,7 @@ export interface BenchOptions {
   json: string | null;
   concurrency: number;
   timeoutMs: number;
-  suites: Set<'A' | 'B'>;
+  suites: Set<Suite>;
   only: RegExp | null;
   datasetDir: string;
 }
@@ -43,18 +44,21 @@ function positiveEnv(name: string, fallback: number): number {
   return n;
 }
 
+export type Suite = 'A' | 'B' | 'L';
+const SUITES: readonly Suite[] = ['A', 'B', 'L'];
+
 export function optionsFrom(argv: readonly string[]): BenchOptions {
   const env = process.env;
   const jsonAt = argv.indexOf('--json');
   if (jsonAt >= 0 && !argv[jsonAt + 1]) throw new Error('--json needs a file path');
-  const suites = new Set((env['BENCH_DIAGNOSIS_SUITES'] ?? 'A,B').split(',').map((s) => s.trim().toUpperCase()));
-  for (const s of suites) if (s !== 'A' && s !== 'B') throw new Error(`BENCH_DIAGNOSIS_SUITES: unknown suite "${s}" (A, B)`);
+  const suites = new Set((env['BENCH_DIAGNOSIS_SUITES'] ?? 'A,B,L').split(',').map((s) => s.trim().toUpperCase()));
+  for (const s of suites) if (!(SUITES as readonly string[]).includes(s)) throw new Error(`BENCH_DIAGNOSIS_SUITES: unknown suite "${s}" (A, B, L)`);
   return {
     quick: env['BENCH_QUICK'] === '1' || argv.includes('--quick'),
     json: jsonAt >= 0 ? argv[jsonAt + 1] : null,
     concurrency: positiveEnv('BENCH_DIAGNOSIS_CONCURRENCY', 4),
     timeoutMs: positiveEnv('BENCH_DIAGNOSIS_TIMEOUT_MS', 180_000),
-    suites: suites as Set<'A' | 'B'>,
+    suites: suites as Set<Suite>,
     only: env['BENCH_DIAGNOSIS_ONLY'] ? new RegExp(env['BENCH_DIAGNOSIS_ONLY']) : null,
     datasetDir: env['BENCH_DBSHERLOCK_DIR'] || DEFAULT_DATASET_DIR,
   };
@@ -149,8 +153,16 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     parts.push({ name: `suite B (${suiteB.length} scenarios)`, series: suiteB.flatMap((e) => e.series) });
     progress(`suite B: ${suiteB.length} of ${all.length} cases validated and expanded (moved to ${new Date(anchor).toISOString().slice(0, 10)}, ${PRELUDE_MINUTES} min of samples before each window)`);
   }
-  if (jobs.length === 0) throw new Error('no case selected (BENCH_DIAGNOSIS_SUITES / BENCH_DIAGNOSIS_ONLY)');
+  // Suite L: the incident lab's recorded cases, in their own Prometheus with a Loki beside it.
+  let lab: LabSelection | null = null;
+  if (options.suites.has('L')) {
+    lab = selectLab(now, options.quick, options.only);
+    progress(`suite L: ${lab.cases.length} of ${lab.total} lab cases validated and moved (folds k = ${lab.k}, development ${[...lab.development].join(', ')})`);
+  }
+  if (jobs.length === 0 && !lab?.cases.length) throw new Error('no case selected (BENCH_DIAGNOSIS_SUITES / BENCH_DIAGNOSIS_ONLY)');
 
+  let labBackends: LabBackends | null = null;
+  let labResults: LabResult[] = [];
   let prom: BenchPrometheus | null = null;
   let platform: Platform | null = null;
   const timings: Record<string, number> = {};
@@ -158,13 +170,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   let mode = '';
   try {
     let t = Date.now();
-    prom = await startBenchPrometheus(parts, progress);
+    if (jobs.length > 0) prom = await startBenchPrometheus(parts, progress);
+    if (lab?.cases.length) labBackends = await startLabBackends(lab, progress);
     timings['prometheus'] = Date.now() - t;
-    const configured = prometheusTargets(prom.baseUrl, clusters);
+    const configured = prom ? prometheusTargets(prom.baseUrl, clusters) : { mode: 'targetLabel' as const, targets: [] };
     mode = configured.mode;
-    progress(`prometheus ready at 127.0.0.1; generic package configured as ${mode === 'targetLabel' ? "one endpoint {name: 'bench', targetLabel: 'cluster'}" : `${configured.targets.length} legacy per-cluster targets (PrometheusTargetConfig has no targetLabel yet)`}`);
+    if (prom) progress(`prometheus ready at 127.0.0.1; generic package configured as ${mode === 'targetLabel' ? "one endpoint {name: 'bench', targetLabel: 'cluster'}" : `${configured.targets.length} legacy per-cluster targets (PrometheusTargetConfig has no targetLabel yet)`}`);
     t = Date.now();
-    platform = await startLivePlatform(configured.targets);
+    platform = await startLivePlatform(labBackends ? [...configured.targets, ...labTarget(labBackends.target)] : configured.targets);
     timings['platform'] = Date.now() - t;
     progress(`platform up (live evidence, built-in engine) in ${(timings['platform'] / 1000).toFixed(1)} s; ${jobs.length} tickets, ${options.concurrency} in flight, ${options.timeoutMs / 1000} s each at most`);
     t = Date.now();
@@ -177,17 +190,19 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       if (done % 20 === 0 || done === jobs.length) progress(`${done}/${jobs.length} tickets answered`);
       return outcome;
     });
+    if (lab && labBackends) labResults = await runLab(live, lab, options.concurrency, options.timeoutMs, progress);
     timings['tickets'] = Date.now() - t;
     results = jobs.map((job, i) => judge(job.expect, outcomes[i], job.reference()));
   } finally {
+    await labBackends?.stop().catch((error: unknown) => progress(`warning: suite L backends stop: ${errorText(error)}`));
     await platform?.stop().catch((error: unknown) => progress(`warning: platform stop: ${errorText(error)}`));
     await prom?.stop().catch((error: unknown) => progress(`warning: prometheus stop: ${errorText(error)}`));
   }
 
   if (options.quick) notes.push('BENCH_QUICK=1 runs a smoke subset (one suite-B case per kind for ten kinds, 2 DBSherlock cases per cause): its PASS/MISS is indicative only, the targets are for the full run');
-  notes.push('suite A: one CSV row = 20 s (values unchanged); clusters are dbsherlock-<8-digit case number> (the case ids name the cause; the JSON maps them back)');
-  notes.push('suite A decision: any published decision except clarification_needed counts as correct (the ticket names the cluster and the time; whether a human is needed is not labelled)');
-  notes.push('family "none" (suite B healthy / missing evidence / clarify) is a hit when no brief names a cause (strength >= moderate with a family)');
+  if (suiteA.length > 0) notes.push('suite A: one CSV row = 20 s (values unchanged); clusters are dbsherlock-<8-digit case number> (the case ids name the cause; the JSON maps them back)');
+  if (suiteA.length > 0) notes.push('suite A decision: any published decision except clarification_needed counts as correct (the ticket names the cluster and the time; whether a human is needed is not labelled)');
+  if (suiteB.length > 0) notes.push('family "none" (suite B healthy / missing evidence / clarify) is a hit when no brief names a cause (strength >= moderate with a family)');
 
   const a = results.filter((r) => r.suite === 'A');
   const aSingle = a.filter((r) => !r.compound);
@@ -205,13 +220,18 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     sections.push({ title: `suite B, managed-database scenarios by kind (${b.length} cases)`, text: aggregateTable('kind', [...byGroup(b), bTotal], { mention: true, herring: true }) });
     sections.push({ title: 'suite B, per case (ok: F family, D decision, M/m mentions, ! took the red herring)', text: caseLines(b) });
   }
-  sections.push({ title: 'engine evidence: briefs by evidence status, and what they most often could not determine', text: evidenceLines(results) });
   const totals = aggregate('all', results);
-  sections.push({ title: 'totals', text: aggregateTable('suite', [...(a.length ? [aggregate('suite A', a)] : []), ...(b.length ? [bTotal] : []), totals]) });
-  const goals = targets(b.length ? bTotal : null, aSingle.length ? aSingleTotal : null, totals);
+  if (results.length > 0) sections.push({ title: 'engine evidence: briefs by evidence status, and what they most often could not determine', text: evidenceLines(results) });
+  if (results.length > 0) sections.push({ title: 'totals', text: aggregateTable('suite', [...(a.length ? [aggregate('suite A', a)] : []), ...(b.length ? [bTotal] : []), totals]) });
+  const labReport = lab && labResults.length ? labSections(labResults, lab) : null;
+  if (labReport) {
+    sections.push(...labReport.sections);
+    notes.push(...labReport.notes);
+  }
+  const goals = [...targets(b.length ? bTotal : null, aSingle.length ? aSingleTotal : null, totals), ...(labReport?.targets ?? [])];
   const wall = Date.now() - T0;
   const meta = {
-    run: `${options.quick ? 'BENCH_QUICK=1 (2 cases per cause, 10 suite-B cases)' : 'full'}; ${jobs.length} tickets; ${options.concurrency} in flight; per-ticket timeout ${options.timeoutMs / 1000} s`,
+    run: `${options.quick ? 'BENCH_QUICK=1 (2 cases per cause, 10 suite-B cases, 6 lab cases)' : 'full'}; ${jobs.length + labResults.length} tickets; ${options.concurrency} in flight; per-ticket timeout ${options.timeoutMs / 1000} s`,
     prometheus: `${(prom?.stats ?? []).map((s) => `${s.name}: ${s.series} series, ${s.samples} samples, ${(s.bytes / 1e6).toFixed(0)} MB OpenMetrics, promtool ${(s.promtoolMs / 1000).toFixed(1)} s`).join('; ')}; generic package as ${mode}`,
     time: `total ${(wall / 1000).toFixed(1)} s (prometheus ${((timings['prometheus'] ?? 0) / 1000).toFixed(1)} s, platform start ${((timings['platform'] ?? 0) / 1000).toFixed(1)} s, tickets ${((timings['tickets'] ?? 0) / 1000).toFixed(1)} s = ${results.length ? ((timings['tickets'] ?? 0) / results.length / 1000).toFixed(2) : '-'} s per ticket)`,
   };
@@ -223,6 +243,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       targets: goals,
       suiteA: { single: [...byGroup(aSingle), aSingleTotal], compound: [...byGroup(aCompound), aCompoundTotal], cases: a.map(compact) },
       suiteB: { byKind: [...byGroup(b), bTotal], cases: b.map(compact) },
+      suiteL: { cases: labResults },
       totals,
       notes,
     });

@@ -6,11 +6,11 @@
 //   npm run lab:record                       # every case not recorded yet
 //   npm run lab:record -- --only 'pg-dead'   # ids matching a regex (re-records them)
 //   npm run lab:record -- --lane postgres    # one lane only
-import { mkdirSync, writeFileSync } from 'node:fs';
+//   npm run lab:record -- --rewrite-tickets  # re-word the committed cases' tickets (tickets.ts), nothing recorded
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { existsSync } from 'node:fs';
-import { LAB_CASES_DIR, LabCase, caseStartMs, toCaseMs, type Stretch } from '../launcher/src/diagnosis-bench/lab-case';
+import { LAB_CASES_DIR, LabCase, caseStartMs, loadLabCases, toCaseMs, type Stretch } from '../launcher/src/diagnosis-bench/lab-case';
 import { seedOf } from '../launcher/src/diagnosis-bench/scenarios';
 import { CASE_REAL_S, LOG_DIR, ONSET_REAL_S, PRELUDE_REAL_S, RECOVERED_AFTER_REAL_S, TIME_SCALE, WINDOW_REAL_S } from './config';
 import { errorText, lab, run, sleep, type Handle } from './db';
@@ -187,7 +187,21 @@ async function runLane(cases: CasePlan[], versions: Record<string, string>): Pro
   return { ok, failed };
 }
 
+/** The ticket of a case written again from its truth (after a wording change); series and logs untouched. */
+export function rewriteTicket(c: LabCase): LabCase {
+  const cutoffMs = Date.parse(c.ticket.cutoff);
+  const windowStartMs = cutoffMs - WINDOW_REAL_S * c.recorded.timeScale * 1000;
+  const noticed = c.truth.faultStart ? Date.parse(c.truth.faultStart) : c.mode === 'healthy' ? windowStartMs + 35 * 60_000 : null;
+  return LabCase.parse({ ...c, ticket: writeTicket({ id: c.id, key: c.ticket.ticket.key, mode: c.mode, cluster: c.cluster, noticedMs: noticed, windowStartMs, cutoffMs }) });
+}
+
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  if (argv.includes('--rewrite-tickets')) {
+    const cases = loadLabCases();
+    for (const c of cases) writeFileSync(join(LAB_CASES_DIR, `${c.id}.json.gz`), gzipSync(JSON.stringify(rewriteTicket(c)), { level: 9 }));
+    say(`${cases.length} tickets rewritten`);
+    return 0;
+  }
   const at = (flag: string) => (argv.indexOf(flag) >= 0 ? argv[argv.indexOf(flag) + 1] : undefined);
   const only = at('--only') ? new RegExp(at('--only') as string) : null;
   const laneArg = at('--lane');

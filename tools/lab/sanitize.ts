@@ -15,7 +15,7 @@ const SQL_LINE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|BEGIN|COMMIT|ALTER|CREAT
 
 /** A log line with the statement text it carries normalised; other text unchanged. */
 export function sanitiseLogLine(line: string): string {
-  if (/DETAIL: {2}[Pp]arameters:/.test(line)) return line.replace(/(parameters:).*$/, '$1 <removed>');
+  if (/DETAIL: {2}[Pp]arameters:/.test(line)) return line.replace(/(parameters:).*$/i, '$1 <removed>');
   const m = STATEMENT_AFTER.exec(line);
   if (m) return `${m[1]}${normaliseSql(m[2])}`;
   if (SQL_LINE.test(line)) return normaliseSql(line);

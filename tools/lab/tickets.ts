@@ -51,7 +51,7 @@ const BODIES: Record<Symptom, string[]> = {
   errors: [
     'We are seeing failed requests and database errors in our application logs {since}. Cluster {c}.',
     'Some of our API calls fail with errors from the database {since}, others work. Cluster is {c}.',
-    'Our job workers keep failing and retrying {since}. They all talk to {c}.',
+    'Our job workers keep failing and starting over {since}. They all talk to {c}.',
   ],
   stale: [
     'Our reporting dashboard shows numbers that are clearly old {since}. It reads from {c}.',
@@ -64,7 +64,7 @@ const BODIES: Record<Symptom, string[]> = {
     'The application lost its database connection briefly {since}. Cluster {c}. Please explain.',
   ],
   vague: [
-    'Some users say the app feels slow {since}. Can you check whether {c} is healthy?',
+    'Some users say the app feels slow {since}. Can you check whether {c} is OK?',
     'Our monitoring fired a latency alert {since} for the service that uses {c}. Please confirm the database is fine.',
     'Not sure if it is the database, but things feel off {since}. Cluster {c}.',
   ],
