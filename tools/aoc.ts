@@ -91,7 +91,8 @@ async function main(): Promise<number> {
       try {
         summary = await waitForRun(platform, accepted.runId, 'judged', 60000);
       } catch (error) {
-        verdictError = error instanceof Error ? error.message : String(error);
+        // The timeout's message carries the whole last summary; the messages above already show it.
+        verdictError = error instanceof Error ? error.message.replace(/ \(last: [\s\S]*$/, '') : String(error);
       }
     }
     if (json) {
