@@ -2,7 +2,7 @@
 // text normalised. Postgres: the logging collector's file per member; MariaDB: the error log.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { LabLogLine, Stretch } from '../launcher/src/diagnosis-bench/lab-case';
-import { sanitiseLogLine } from './sanitize';
+import { isRecordDump, sanitiseLogLine } from './sanitize';
 
 /** Postgres `%m`: 2026-12-02 00:37:55.484 UTC */
 const PG_TS = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?) UTC /;
@@ -52,7 +52,7 @@ export function sliceLog(path: string, offset: number, format: 'postgres' | 'mar
     if (raw.trim() === '') continue;
     const at: number | null = lineTime(raw, format) ?? last;
     last = at;
-    if (at === null || at < stretch.realStartMs || at > stretch.realEndMs) continue;
+    if (at === null || at < stretch.realStartMs || at > stretch.realEndMs || isRecordDump(raw)) continue;
     const caseMs = stretch.caseEndMs - (stretch.realEndMs - at) * stretch.scale;
     const caseStartMs = stretch.caseEndMs - (stretch.realEndMs - stretch.realStartMs) * stretch.scale;
     const text = raw.replace(format === 'postgres' ? PG_TS : MY_TS, '');

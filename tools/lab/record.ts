@@ -6,7 +6,7 @@
 //   npm run lab:record                       # every case not recorded yet
 //   npm run lab:record -- --only 'pg-dead'   # ids matching a regex (re-records them)
 //   npm run lab:record -- --lane postgres    # one lane only
-//   npm run lab:record -- --rewrite-tickets  # re-word the committed cases' tickets (tickets.ts), nothing recorded
+//   npm run lab:record -- --rewrite          # committed cases: tickets and log sanitising again, nothing recorded
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -17,6 +17,7 @@ import { errorText, lab, run, sleep, type Handle } from './db';
 import { MY_FAULTS, MY_HERRINGS } from './faults-my';
 import { PG_FAULTS, PG_HERRINGS } from './faults-pg';
 import { fileSize, sliceLog } from './logs';
+import { isRecordDump, sanitiseLogLine } from './sanitize';
 import { dropMySessions, myApp, resetMariadb, setupMariadb, snapshotMariadb } from './mariadb';
 import { ALSO_ACCEPT, MODE_FAMILIES, PLAN, type CasePlan } from './plan';
 import { dropSessions, pgApp, PG_BIN, resetPostgres, setupPostgres, snapshotPostgres } from './postgres';
@@ -187,19 +188,20 @@ async function runLane(cases: CasePlan[], versions: Record<string, string>): Pro
   return { ok, failed };
 }
 
-/** The ticket of a case written again from its truth (after a wording change); series and logs untouched. */
-export function rewriteTicket(c: LabCase): LabCase {
+/** A committed case after a wording or sanitising change: its ticket written again from its truth, its log lines sanitised again; series untouched. */
+export function rewriteCase(c: LabCase): LabCase {
   const cutoffMs = Date.parse(c.ticket.cutoff);
   const windowStartMs = cutoffMs - WINDOW_REAL_S * c.recorded.timeScale * 1000;
   const noticed = c.truth.faultStart ? Date.parse(c.truth.faultStart) : c.mode === 'healthy' ? windowStartMs + 35 * 60_000 : null;
-  return LabCase.parse({ ...c, ticket: writeTicket({ id: c.id, key: c.ticket.ticket.key, mode: c.mode, cluster: c.cluster, noticedMs: noticed, windowStartMs, cutoffMs }) });
+  const logs = c.logs.filter((l) => !isRecordDump(l.line)).map((l) => ({ ...l, line: sanitiseLogLine(l.line) }));
+  return LabCase.parse({ ...c, logs, ticket: writeTicket({ id: c.id, key: c.ticket.ticket.key, mode: c.mode, cluster: c.cluster, noticedMs: noticed, windowStartMs, cutoffMs }) });
 }
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  if (argv.includes('--rewrite-tickets')) {
+  if (argv.includes('--rewrite')) {
     const cases = loadLabCases();
-    for (const c of cases) writeFileSync(join(LAB_CASES_DIR, `${c.id}.json.gz`), gzipSync(JSON.stringify(rewriteTicket(c)), { level: 9 }));
-    say(`${cases.length} tickets rewritten`);
+    for (const c of cases) writeFileSync(join(LAB_CASES_DIR, `${c.id}.json.gz`), gzipSync(JSON.stringify(rewriteCase(c)), { level: 9 }));
+    say(`${cases.length} cases rewritten (tickets, log sanitising)`);
     return 0;
   }
   const at = (flag: string) => (argv.indexOf(flag) >= 0 ? argv[argv.indexOf(flag) + 1] : undefined);

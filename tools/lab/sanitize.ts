@@ -21,3 +21,8 @@ export function sanitiseLogLine(line: string): string {
   if (SQL_LINE.test(line)) return normaliseSql(line);
   return line.slice(0, 4000);
 }
+
+/** InnoDB's deadlock report prints the locked records' bytes (" 0: len 4; hex 80000001; asc ...;;"): row data, never kept. */
+export function isRecordDump(line: string): boolean {
+  return /^\s*\d+: len \d+; hex /.test(line) || /^\s*\d+: SQL NULL;/.test(line);
+}
