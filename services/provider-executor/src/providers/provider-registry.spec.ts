@@ -41,6 +41,27 @@ describe('generic Prometheus endpoints with postgres and loki settings', () => {
     }
   });
 
+  it('parses mysql per endpoint like postgres, refusing one target with both and naming fields, never values', () => {
+    const mysql = { host: 'maria.internal', port: 3306, user: 'monitor', password: 'my-secret-password' };
+    const [maria] = executorOptionsFromEnv({ AOC_PROMETHEUS_TARGETS: JSON.stringify([{ name: 'maria-1', baseUrl: 'http://127.0.0.1:9', mysql }]) }).prometheusTargets.map(prometheusTargetOf);
+    expect(maria).toMatchObject({ mysql });
+    const bad = (targets: unknown[]) => {
+      try {
+        executorOptionsFromEnv({ AOC_PROMETHEUS_TARGETS: JSON.stringify(targets) });
+      } catch (error) {
+        return String(error);
+      }
+      throw new Error('expected a configuration error');
+    };
+    const both = bad([{ name: 'x', baseUrl: 'http://127.0.0.1:9', postgres, mysql }]);
+    expect(both).toMatch(/0\.mysql: one target has one SQL server/);
+    const labelled = bad([{ name: 'rds', baseUrl: 'http://127.0.0.1:9', targetLabel: 'dbinstance_identifier', mysql }]);
+    expect(labelled).toMatch(/0\.mysqlTarget/);
+    const wrongShape = bad([{ name: 'x', baseUrl: 'http://127.0.0.1:9', mysql: { ...mysql, port: 'x' } }]);
+    expect(wrongShape).toMatch(/0\.mysql\.port/);
+    for (const text of [both, labelled, wrongShape]) expect(text).not.toMatch(/my-secret-password|maria\.internal/);
+  });
+
   it('the registered package offers sql and logs in the catalogue only for the target that has them', async () => {
     const registry = new ProviderRegistry({
       prometheusTargets: [

@@ -88,7 +88,7 @@ const PRIOR_MS = HOUR_MS;
 export const prometheusBatchSpec = {
   name: 'prometheus_query_batch',
   description:
-    'Runs up to 12 read-only queries against one configured Prometheus-compatible target: PromQL range or instant queries (compact per-series summaries), and where the target\'s endpoint has them, one allowlisted SELECT over PostgreSQL statistics views (sql: the current state at execution time, statement text only as digests) or a LogQL log query in summary mode (logs: counts by level and pattern, a few redacted sample lines).',
+    'Runs up to 12 read-only queries against one configured Prometheus-compatible target: PromQL range or instant queries (compact per-series summaries), and where the target\'s endpoint has them, one allowlisted SELECT over PostgreSQL statistics views or, for a MySQL/MariaDB target, over performance_schema/information_schema statistics tables (sql: the current state at execution time, statement text only as digests) or a LogQL log query in summary mode (logs: counts by level and pattern, a few redacted sample lines).',
   input: PrometheusBatchInput,
   output: PrometheusBatchOutput,
   riskLevel: 'L0',
