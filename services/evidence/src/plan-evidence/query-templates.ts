@@ -67,7 +67,9 @@ const PG_REPLICATION_SQL =
   'SELECT application_name, state, sync_state, write_lag, flush_lag, replay_lag, pg_wal_lsn_diff(sent_lsn, replay_lsn) AS replay_lag_bytes FROM pg_stat_replication ORDER BY replay_lag DESC NULLS LAST';
 const PG_SETTINGS_SQL =
   "SELECT name, setting, unit FROM pg_settings WHERE name IN ('max_connections', 'superuser_reserved_connections', 'idle_in_transaction_session_timeout', 'statement_timeout', 'lock_timeout', 'deadlock_timeout', 'shared_buffers', 'work_mem') ORDER BY name";
-const PG_TOP_STATEMENTS_SQL = 'SELECT query, calls, total_exec_time, mean_exec_time, rows FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 10';
+/** Top statements by total time, with the time of all statements so each one's share is of the whole. */
+const PG_TOP_STATEMENTS_SQL =
+  'SELECT query, calls, total_exec_time, mean_exec_time, rows, (SELECT sum(total_exec_time) FROM pg_stat_statements) AS all_exec_time FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 10';
 /** Sessions by state and wait class, with the oldest open transaction of each (seconds). */
 const PG_ACTIVITY_WAITS_SQL =
   "SELECT coalesce(state, 'unknown') AS state, coalesce(wait_event_type, 'none') AS wait_event_type, count(*) AS sessions, max(extract(epoch FROM now() - xact_start)) AS oldest_xact_age_s FROM pg_stat_activity WHERE backend_type = 'client backend' GROUP BY state, wait_event_type ORDER BY sessions DESC LIMIT 30";

@@ -88,6 +88,12 @@ describe('new PostgreSQL statistics shapes', () => {
     for (const f of m.facts) EvidenceFactV1.parse(f);
     return m;
   };
+  it('top statements with the time of all statements: the share is of the whole', () => {
+    const top = pg(['pg_stat_statements'], ['query_digest', 'query_kind', 'calls', 'total_exec_time', 'mean_exec_time', 'rows', 'all_exec_time'], [['digest:1111111111111111', 'SELECT', 1000, 9000, 9, 1000, 36000]]);
+    expect(top.facts[0]).toMatchObject({ kind: 'top_item', value: 25, attributes: { share: 25, shareBasis: 'all statements', digest: 'digest:1111111111111111', family: 'statement_latency' } });
+    expect(top.observations[0]).toContain('took 25% of all statement execution time');
+  });
+
   it('checkpoints requested vs timed, temp files, deadlocks and sessions by wait class', () => {
     const cp = pg(['pg_stat_checkpointer'], ['checkpoints_timed', 'checkpoints_req', 'checkpoint_write_time', 'checkpoint_sync_time', 'buffers_checkpoint', 'stats_reset'], [[10, 30, 1, 1, 1, '2026-11-30T00:00:00.000Z']]);
     expect(cp.facts.find((f) => f.subject === 'checkpoints requested')).toMatchObject({ value: 30, attributes: { family: 'checkpoints', requestedShare: 75 } });

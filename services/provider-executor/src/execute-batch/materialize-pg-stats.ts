@@ -209,7 +209,10 @@ function topStatements(ctx: Context, totalColumn: string): SqlMaterialized {
   const total = (r: Row) => num(r[totalColumn]) ?? 0;
   const mean = (r: Row) => num(r['mean_exec_time']) ?? num(r['mean_time']);
   const ranked = [...ctx.rows].sort((a, b) => total(b) - total(a));
-  const sum = ranked.reduce((s, r) => s + total(r), 0);
+  // With `all_exec_time` (the sum over every statement) a share is of all statement time, else of the top rows.
+  const all = num(ranked[0]?.['all_exec_time']);
+  const shareBasis = all !== null && all > 0 ? 'all statements' : 'top statements';
+  const sum = all !== null && all > 0 ? all : ranked.reduce((s, r) => s + total(r), 0);
   const countFact: EvidenceFactV1 = { queryId: ctx.queryId, kind: 'count', subject: `${ctx.queryId}: statements`, value: ranked.length, unit: 'statements', attributes: { ...ctx.base, ...family(ranked.length, 'statement_latency') } };
   if (ranked.length === 0 || sum <= 0) {
     return { facts: [countFact], observations: [`${ctx.purpose}: no statement time recorded since the statistics reset.`], gaps: [] };
@@ -228,6 +231,7 @@ function topStatements(ctx: Context, totalColumn: string): SqlMaterialized {
       rank: i + 1,
       statementType: label(row['query_kind'], 'OTHER'),
       share: share(row),
+      ...(shareBasis === 'all statements' ? { shareBasis } : {}),
       execCount: calls(row),
       totalLatencyMs: round(total(row)),
       ...(mean(row) !== null ? { avgLatencyMs: round(mean(row) as number) } : {}),
@@ -237,7 +241,7 @@ function topStatements(ctx: Context, totalColumn: string): SqlMaterialized {
   const lead = ranked[0];
   const next = ranked[1];
   const text =
-    `${ctx.purpose}: ${label(lead['query_digest'], 'digest:unknown')} (${label(lead['query_kind'], 'OTHER')}) took ${fmt(share(lead))}% of the execution time of the ${ranked.length} top statements ` +
+    `${ctx.purpose}: ${label(lead['query_digest'], 'digest:unknown')} (${label(lead['query_kind'], 'OTHER')}) took ${fmt(share(lead))}% of ${shareBasis === 'all statements' ? 'all statement execution time' : `the execution time of the ${ranked.length} top statements`} ` +
     `(${fmt(total(lead) / 1000)} s over ${fmt(calls(lead), 0)} calls, avg ${fmt(mean(lead))} ms)${next ? `; next ${label(next['query_digest'], 'digest:unknown')} ${fmt(share(next))}%` : ''}; cumulative since the statistics reset, read.`;
   return { facts: [...facts, countFact], observations: [text.slice(0, 500)], gaps: [] };
 }
