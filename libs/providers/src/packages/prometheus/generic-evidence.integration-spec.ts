@@ -174,9 +174,9 @@ describe('generic package with metrics, PostgreSQL statistics and Loki on one en
     }
   });
 
-  it('refuses sql for an inventory target that is not the PostgreSQL server, and a write before any connection', async () => {
+  it('answers sql for an inventory target that is not the PostgreSQL server as not configured, and refuses a write before any connection', async () => {
     const billing = await runBatch('billing-db', [{ id: 'conn', operation: 'sql', expression: 'SELECT state, count(*) AS sessions FROM pg_stat_activity GROUP BY state' }]);
-    expect(billing.get('conn')).toMatchObject({ status: 'failed', error_code: 'PROVIDER.INPUT_INVALID', detail_error: expect.stringContaining('no postgres settings') });
+    expect(billing.get('conn')).toMatchObject({ status: 'empty', result: { operation: 'channel', channel: 'statements', availability: 'not_configured' } });
     const before = trap.connections();
     const trapped = await runBatch('trap-db', [
       { id: 'del', operation: 'sql', expression: 'DELETE FROM pg_stat_activity' },
