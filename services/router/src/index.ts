@@ -6,3 +6,4 @@ export { DeadlineSweeper, SCENARIO_DEADLINE_CODE } from './deadlines/deadline-sw
 export { DEFAULT_DEADLINES, type DeadlineOptions } from './router-options';
 export { writeBackKey } from './write-back/write-back.service';
 export { TimelineCollector, type CollectResult } from './collect-timelines/timeline-collector.service';
+export { rankBriefs } from './reconcile-run/rank-briefs';

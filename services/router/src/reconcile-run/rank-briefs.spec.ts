@@ -68,3 +68,12 @@ describe('the decision follows whose move the confirmed mode is', () => {
     expect(reconcile([noMode]).confident).toBe(false);
   });
 });
+
+describe('health against a cause', () => {
+  it('a healthy reading from one scenario ranks after a cause another scenario confirmed', () => {
+    const healthy = scenario('a-alarm', brief('healthy', null, 0.9, { severity: 'info', leadingMechanism: { statement: 'healthy', strength: 'strong', openLink: null, family: null, mode: 'healthy' } }));
+    const cause = scenario('b-locks', brief('deadlocks', 'deadlocks', 0.4, { leadingMechanism: { statement: 'deadlocks', strength: 'moderate', openLink: 'x', family: 'deadlocks', mode: 'deadlocks' } }));
+    expect(rankBriefs([healthy, cause])[0].scenarioId).toBe('b-locks');
+    expect(rankBriefs([healthy])[0].scenarioId).toBe('a-alarm');
+  });
+});

@@ -28,8 +28,17 @@ export function modeScore(brief: LocalCausalBriefV1): number {
   return lead ? (brief.hypotheses.find((h) => h.mode === lead && h.verdict === 'confirmed')?.score ?? 0) : 0;
 }
 
+/** A clean bill of health from one scenario does not outweigh a cause another scenario confirmed. */
+export function isHealthy(brief: LocalCausalBriefV1): boolean {
+  return brief.leadingMechanism.mode === 'healthy' || (brief.severity === 'info' && brief.leadingMechanism.family === null && strengthRank(brief) >= 3);
+}
+
+const namesCause = (brief: LocalCausalBriefV1) => !isHealthy(brief) && strengthRank(brief) >= 2 && brief.leadingMechanism.family !== null;
+
 /** Briefs best first; equal ones keep their order (scenario id), as the router always reconciled. */
 export function rankBriefs<T extends { brief: LocalCausalBriefV1 }>(scenarios: readonly T[], title = ''): T[] {
   const key = (s: T) => modeScore(s.brief) + 0.3 * ticketCoverage(s.brief, title);
-  return [...scenarios].sort((a, b) => strengthRank(b.brief) - strengthRank(a.brief) || key(b) - key(a));
+  const anyCause = scenarios.some((s) => namesCause(s.brief));
+  const rank = (s: T) => (anyCause && isHealthy(s.brief) ? 0 : strengthRank(s.brief));
+  return [...scenarios].sort((a, b) => rank(b) - rank(a) || key(b) - key(a));
 }

@@ -1,6 +1,7 @@
 // Diagnosis benchmark (bench/diagnosis/): what one run's briefs say, the scoring of one case and
 // the aggregates the report prints. Pure.
-import { CausalStrength } from '@aoc/contracts';
+import { CausalStrength, LocalCausalBriefV1 } from '@aoc/contracts';
+import { rankBriefs } from '@aoc/service-router';
 import type { ReferencePick } from './reference';
 
 /** confirmed 4 > strong 3 > moderate 2 > weak 1 > undetermined 0 (the contract's order). */
@@ -28,7 +29,7 @@ export interface EngineOutcome {
   evidenceStatus: string | null;
   customerReply: string;
   briefs: BriefSummary[];
-  /** Family of the brief with the highest strength (the router's primary; ties by scenario id); null when it names none. */
+  /** Family of the brief the router reconciles first (strength, then the confirmed mode's score); null when it names none. */
   leadingFamily: string | null;
   leadingStrength: string | null;
   /** Some brief has strength >= moderate and a family. */
@@ -44,7 +45,7 @@ export interface ThreadRow {
   evidence_status: string | null;
 }
 
-export function summariseBriefs(rows: readonly ThreadRow[]): Pick<EngineOutcome, 'briefs' | 'leadingFamily' | 'leadingStrength' | 'namesCause' | 'saysMissing'> {
+export function summariseBriefs(rows: readonly ThreadRow[], title = ''): Pick<EngineOutcome, 'briefs' | 'leadingFamily' | 'leadingStrength' | 'namesCause' | 'saysMissing'> {
   const briefs: BriefSummary[] = rows.map((r) => ({
     scenario: r.scenario,
     evidenceStatus: r.evidence_status,
@@ -53,7 +54,11 @@ export function summariseBriefs(rows: readonly ThreadRow[]): Pick<EngineOutcome,
     statement: r.brief?.leadingMechanism?.statement ?? null,
     undetermined: r.brief?.undetermined ?? [],
   }));
-  const leading = [...briefs].filter((b) => strengthRank(b.strength) >= 0).sort((a, b) => strengthRank(b.strength) - strengthRank(a.strength))[0] ?? null;
+  // The router's own reconciliation order, so the scored lead is the one the answer names.
+  const parsed = rows.map((r, i) => ({ i, brief: LocalCausalBriefV1.safeParse(r.brief) }));
+  const valid = parsed.filter((p) => p.brief.success).map((p) => ({ i: p.i, brief: p.brief.data as LocalCausalBriefV1 }));
+  const first = valid.length === parsed.length && valid.length > 0 ? rankBriefs(valid, title)[0] : null;
+  const leading = first ? briefs[first.i] : ([...briefs].filter((b) => strengthRank(b.strength) >= 0).sort((a, b) => strengthRank(b.strength) - strengthRank(a.strength))[0] ?? null);
   const namesCause = briefs.some((b) => strengthRank(b.strength) >= strengthRank('moderate') && b.family !== null);
   return {
     briefs,

@@ -88,6 +88,16 @@ function timing(at: number | null, ctx: EvidenceContext, symptomStart: number | 
   return Math.max(0.1, 1 - (minutes - 10) / 20);
 }
 
+/**
+ * The family a confirmed mode is reported under: that of its strongest deciding evidence when the
+ * mode reads that family (a checkpoint storm shown by WAL volume is reported as WAL), else the
+ * mode's own.
+ */
+function reportedFamily(mode: FailureMode, lead: ConditionResult | undefined): string {
+  const own = new Set<string>([...mode.evidence.families, ...mode.symptoms]);
+  return lead?.family && own.has(lead.family) ? lead.family : mode.family;
+}
+
 /** What the ranking knows besides the mode's own evidence. */
 export interface RankingContext {
   symptoms: readonly string[];
@@ -124,7 +134,7 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
     support: unique(support.map((s) => s.line)).slice(0, 2),
     score,
     at,
-    family: mode.family,
+    family: reportedFamily(mode, lead),
     recovered: leadState ? recovered(leadState.signal) && !leadState.elevatedAtStart : false,
   };
 }
