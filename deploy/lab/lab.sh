@@ -217,10 +217,13 @@ daemon() {
 }
 
 exporters_up() {
-  DATA_SOURCE_NAME="postgresql://$LAB_USER@127.0.0.1:$PG_A_PORT/postgres?sslmode=disable" \
-    daemon exporter-pg-a prometheus-postgres-exporter --web.listen-address="127.0.0.1:$EXP_PG_A"
-  DATA_SOURCE_NAME="postgresql://$LAB_USER@127.0.0.1:$PG_B_PORT/postgres?sslmode=disable" \
-    daemon exporter-pg-b prometheus-postgres-exporter --web.listen-address="127.0.0.1:$EXP_PG_B"
+  local queries
+  queries="$(dirname "$(readlink -f "$0")")/postgres-exporter-queries.yaml"
+  # The lab database: pg_stat_user_tables is per database.
+  DATA_SOURCE_NAME="postgresql://$LAB_USER@127.0.0.1:$PG_A_PORT/lab?sslmode=disable" \
+    daemon exporter-pg-a prometheus-postgres-exporter --web.listen-address="127.0.0.1:$EXP_PG_A" --extend.query-path="$queries"
+  DATA_SOURCE_NAME="postgresql://$LAB_USER@127.0.0.1:$PG_B_PORT/lab?sslmode=disable" \
+    daemon exporter-pg-b prometheus-postgres-exporter --web.listen-address="127.0.0.1:$EXP_PG_B" --extend.query-path="$queries"
   DATA_SOURCE_NAME="exporter:exporter@tcp(127.0.0.1:$MY_EXTRA_PORT)/" \
     daemon exporter-my prometheus-mysqld-exporter --web.listen-address="127.0.0.1:$EXP_MY" \
     --collect.info_schema.processlist --collect.info_schema.innodb_metrics --collect.perf_schema.tablelocks

@@ -1,99 +1,22 @@
 // Incident lab recorder: real faults injected into the lab's Postgres (docs/incident-lab.md).
 // Each returns a Handle whose stop() ends the fault (a recovered case) or is called at cleanup.
-import type { Client } from 'pg';
 import { PORTS } from './config';
-import { all, lab, loop, NOOP, pgClient, pgQuery, rand, run, sleep, type Handle } from './db';
+import { lab, loop, NOOP, pgClient, pgQuery, rand, run, sleep, type Handle } from './db';
+import { deadlockPairs, holdSessions, hotRow, leakSessions, lockQueue, statementLoops, type Intensity } from './faults-common';
 import { PG_BIN, pgState } from './postgres';
 
-export type Intensity = 'low' | 'high';
+export type { Intensity };
 export type PgFault = (intensity: Intensity) => Promise<Handle>;
 
 /** Idle sessions opened at a steady rate and never closed (a pool leak) up to about max_connections. */
-const connectionLeak: PgFault = async (intensity) => {
-  const target = intensity === 'high' ? 70 : 50;
-  const perSecond = intensity === 'high' ? 3 : 1;
-  const held: Client[] = [];
-  let stopped = false;
-  const done = (async () => {
-    while (!stopped && held.length < target) {
-      for (let i = 0; i < perSecond && held.length < target; i++) {
-        try {
-          const c = await pgClient(pgState.primary, 'lab', 'orders-worker');
-          // Half sit "idle in transaction", as leaked sessions of an ORM do.
-          if (held.length % 2 === 0) await c.query('BEGIN; SELECT 1');
-          held.push(c);
-        } catch {
-          // The server refuses once it is full: the leak keeps trying, as the application does.
-        }
-      }
-      await sleep(1000);
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await done;
-      await Promise.all(held.map((c) => c.end().catch(() => undefined)));
-    },
-  };
-};
+const connectionLeak: PgFault = async (intensity) => leakSessions(() => pgClient(pgState.primary, 'lab', 'orders-worker'), intensity, [['BEGIN', []], ['SELECT 1', []]]);
 
 /** A transaction holds row locks on a hot range; updaters queue behind it. */
-const lockHolder: PgFault = async (intensity) => {
-  const holder = await pgClient(pgState.primary, 'lab', 'admin-script');
-  await holder.query('BEGIN');
-  await holder.query('UPDATE pgbench_accounts SET filler = filler WHERE aid BETWEEN 1 AND 5000');
-  const waiters = Array.from({ length: intensity === 'high' ? 12 : 4 }, () =>
-    loop(async () => {
-      const c = await pgClient(pgState.primary, 'lab', 'checkout');
-      try {
-        await c.query('UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = $1', [rand(1, 5000)]);
-      } finally {
-        await c.end().catch(() => undefined);
-      }
-    }),
-  );
-  return {
-    stop: async () => {
-      const stops = waiters.map((w) => w.stop());
-      await holder.query('COMMIT').catch(() => undefined);
-      await holder.end().catch(() => undefined);
-      await Promise.all(stops);
-    },
-  };
-};
+const lockHolder: PgFault = async (intensity) =>
+  lockQueue(() => pgClient(pgState.primary, 'lab', 'checkout'), intensity, ['UPDATE pgbench_accounts SET filler = filler WHERE aid BETWEEN 1 AND 5000', []], () => ['UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = $1', [rand(1, 5000)]]);
 
 /** Pairs of transactions that update two rows in opposite orders. */
-const deadlockPairs: PgFault = async (intensity) => {
-  const pairs = intensity === 'high' ? 4 : 1;
-  const handles: Handle[] = [];
-  for (let p = 0; p < pairs; p++) {
-    for (const [first, second] of [
-      [2 * p + 1, 2 * p + 2],
-      [2 * p + 2, 2 * p + 1],
-    ]) {
-      let client: Client | null = null;
-      handles.push(
-        loop(async () => {
-          client ??= await pgClient(pgState.primary, 'lab', 'inventory-sync');
-          const c = client;
-          try {
-            await c.query('BEGIN');
-            await c.query('UPDATE lab_inventory SET qty = qty - 1 WHERE id = $1', [first]);
-            await sleep(300);
-            await c.query('UPDATE lab_inventory SET qty = qty - 1 WHERE id = $1', [second]);
-            await c.query('COMMIT');
-          } catch (error) {
-            await c.query('ROLLBACK').catch(() => undefined);
-            throw error;
-          }
-          await sleep(rand(200, 800));
-        }, 700),
-      );
-    }
-  }
-  return all(handles);
-};
+const deadlocks: PgFault = async (intensity) => deadlockPairs(() => pgClient(pgState.primary, 'lab', 'inventory-sync'), intensity, (id) => ['UPDATE lab_inventory SET qty = qty - 1 WHERE id = $1', [id]]);
 
 /** Bulk writes against max_wal_size = 64MB: checkpoints requested by WAL volume, back to back. */
 const bulkWrites: PgFault = async (intensity) => {
@@ -182,32 +105,23 @@ const fillTablespace: PgFault = async (intensity) => {
 };
 
 /** Sorts that spill to a 48 MB temp tablespace until it is full. */
-const tempSorts: PgFault = async (intensity) => {
-  const sessions = intensity === 'high' ? 3 : 1;
-  return all(
-    Array.from({ length: sessions }, () =>
-      loop(async () => {
-        const c = await pgClient(pgState.primary, 'lab', 'export-job');
-        try {
-          await c.query(`SET temp_tablespaces = 'lab_temp'`);
-          await c.query(`SELECT id, note FROM (SELECT g AS id, md5(g::text) || md5((g * 3)::text) AS note FROM generate_series(1, ${intensity === 'high' ? 1500000 : 700000}) g) s ORDER BY note LIMIT 5`);
-        } finally {
-          await c.end().catch(() => undefined);
-        }
-      }, 1000),
-    ),
+const tempSorts: PgFault = async (intensity) =>
+  statementLoops(
+    intensity === 'high' ? 3 : 1,
+    async () => {
+      const c = await pgClient(pgState.primary, 'lab', 'export-job');
+      try {
+        await c.query(`SET temp_tablespaces = 'lab_temp'`);
+        await c.query(`SELECT id, note FROM (SELECT g AS id, md5(g::text) || md5((g * 3)::text) AS note FROM generate_series(1, ${intensity === 'high' ? 1500000 : 700000}) g) s ORDER BY note LIMIT 5`);
+      } finally {
+        await c.end().catch(() => undefined);
+      }
+    },
+    1000,
   );
-};
 
 /** CPU-heavy statements (hashing in a loop) from a reporting job. */
-const cpuStatements: PgFault = async (intensity) =>
-  all(
-    Array.from({ length: intensity === 'high' ? 3 : 1 }, () =>
-      loop(async () => {
-        await pgQuery(pgState.primary, `SELECT count(DISTINCT md5(md5(g::text || random()::text))) FROM generate_series(1, 300000) g`);
-      }),
-    ),
-  );
+const cpuStatements: PgFault = async (intensity) => statementLoops(intensity === 'high' ? 3 : 1, () => pgQuery(pgState.primary, `SELECT count(DISTINCT md5(md5(g::text || random()::text))) FROM generate_series(1, 300000) g`));
 
 /** A migration drops the index the application's lookup uses (and, high, the accounts key too). */
 const dropIndex: PgFault = async (intensity) => {
@@ -225,19 +139,7 @@ const cpuLoad: PgFault = async (intensity) => {
 };
 
 /** Hot row: every order updates the same counter row inside its transaction. */
-const hotRow: PgFault = async (intensity) =>
-  all(
-    Array.from({ length: intensity === 'high' ? 16 : 6 }, () => {
-      let client: Client | null = null;
-      return loop(async () => {
-        client ??= await pgClient(pgState.primary, 'lab', 'checkout');
-        await client.query('BEGIN');
-        await client.query('UPDATE lab_counters SET n = n + 1 WHERE id = 1');
-        await sleep(50);
-        await client.query('COMMIT');
-      });
-    }),
-  );
+const hotspot: PgFault = async (intensity) => hotRow(() => pgClient(pgState.primary, 'lab', 'checkout'), intensity, 'UPDATE lab_counters SET n = n + 1 WHERE id = 1');
 
 /** pg_ctl restart -m fast of the primary; the application reconnects. */
 const restartPrimary: PgFault = async () => {
@@ -266,16 +168,12 @@ const restartReplica: PgFault = async () => {
 };
 
 /** A short burst of idle connections well below the limit (a red herring). */
-const connectionBurst: PgFault = async () => {
-  const held: Client[] = [];
-  for (let i = 0; i < 15; i++) held.push(await pgClient(pgState.primary, 'lab', 'cron'));
-  return { stop: async () => void (await Promise.all(held.map((c) => c.end().catch(() => undefined)))) };
-};
+const connectionBurst: PgFault = async () => holdSessions(() => pgClient(pgState.primary, 'lab', 'cron'), 15);
 
 export const PG_FAULTS: Record<string, PgFault> = {
   'connection-exhaustion': connectionLeak,
   'lock-contention': lockHolder,
-  deadlocks: deadlockPairs,
+  deadlocks,
   'checkpoint-storm': bulkWrites,
   'batch-job': batchHeavy,
   'replication-lag-replica-capacity': replicaCapacity,
@@ -285,7 +183,7 @@ export const PG_FAULTS: Record<string, PgFault> = {
   'cpu-statement': cpuStatements,
   'cpu-load': cpuLoad,
   'plan-regression': dropIndex,
-  hotspot: hotRow,
+  hotspot,
   restart: restartPrimary,
   failover,
 };

@@ -69,9 +69,13 @@ const instant = (query: string) => api('/api/v1/query', { query });
 /** Exporter self-metrics and scrape bookkeeping: not the database's. */
 const DROP = /^(go_|process_|promhttp_|scrape_|pg_exporter_|mysql_exporter_|node_scrape_|node_exporter_|postgres_exporter_)/;
 /** Gauges that hold a Unix time: mapped to case time. */
-const TIMESTAMP = /(_start_time_seconds|_boot_time_seconds|_timestamp_seconds|_last_.*_time|pg_postmaster_start_time_seconds)$/;
+const TIMESTAMP = /(_start_time_seconds|_boot_time_seconds|_timestamp_seconds|_last_.*_time|_reply_time|_stats_reset|^node_time_seconds)$/;
+/** Unix-time gauges the first recorder version (lab-stretch 1) did not map: the rewrite maps them (node_time_seconds it had stretched as an age). */
+export const LATE_TIMESTAMPS = /(_reply_time|_stats_reset|^node_time_seconds)$/;
+/** Recorded into `recorded.versions['lab-stretch']`: 2 = every Unix-time gauge mapped into case time. */
+export const STRETCH_VERSION = '2';
 /** Gauges that measure elapsed seconds: stretched like time. */
-const AGE = /^(pg_replication_lag|pg_stat_activity_max_tx_duration|mysql_global_status_uptime|mysql_global_status_uptime_since_flush_status|mysql_slave_status_seconds_behind_master|node_time_seconds)$/;
+const AGE = /^(pg_replication_lag|pg_stat_activity_max_tx_duration|mysql_global_status_uptime|mysql_global_status_uptime_since_flush_status|mysql_slave_status_seconds_behind_master|pg_stat_archiver_last_archive_age)$/;
 
 const Metadata = z.object({ data: z.record(z.string(), z.array(z.object({ type: z.string() }))) });
 

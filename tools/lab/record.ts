@@ -21,7 +21,7 @@ import { isRecordDump, sanitiseLogLine } from './sanitize';
 import { dropMySessions, myApp, resetMariadb, setupMariadb, snapshotMariadb } from './mariadb';
 import { ALSO_ACCEPT, MODE_FAMILIES, PLAN, type CasePlan } from './plan';
 import { dropSessions, pgApp, PG_BIN, resetPostgres, setupPostgres, snapshotPostgres } from './postgres';
-import { exportSeries, setLaneCluster } from './prometheus';
+import { exportSeries, LATE_TIMESTAMPS, setLaneCluster, STRETCH_VERSION } from './prometheus';
 import { writeTicket } from './tickets';
 
 const T0 = Date.now();
@@ -188,13 +188,27 @@ async function runLane(cases: CasePlan[], versions: Record<string, string>): Pro
   return { ok, failed };
 }
 
+/** Cases of stretch version 1: the Unix-time gauges it left real (or stretched as ages) mapped into case time. */
+export function mapLateTimestamps(c: LabCase): Pick<LabCase, 'series' | 'recorded'> {
+  if (c.recorded.versions['lab-stretch'] === STRETCH_VERSION) return { series: c.series, recorded: c.recorded };
+  const realStart = Date.parse(c.recorded.at);
+  const caseStart = Date.parse(c.recorded.caseStart);
+  const scale = c.recorded.timeScale;
+  const series = c.series.map((s) => {
+    if (!LATE_TIMESTAMPS.test(s.metric)) return s;
+    const real = (v: number) => (s.metric === 'node_time_seconds' ? v / scale : v);
+    return { ...s, v: s.v.map((v) => (v > 0 ? Math.round(caseStart / 1000 + (real(v) - realStart / 1000) * scale) : v)) };
+  });
+  return { series, recorded: { ...c.recorded, versions: { ...c.recorded.versions, 'lab-stretch': STRETCH_VERSION } } };
+}
+
 /** A committed case after a wording or sanitising change: its ticket written again from its truth, its log lines sanitised again; series untouched. */
 export function rewriteCase(c: LabCase): LabCase {
   const cutoffMs = Date.parse(c.ticket.cutoff);
   const windowStartMs = cutoffMs - WINDOW_REAL_S * c.recorded.timeScale * 1000;
   const noticed = c.truth.faultStart ? Date.parse(c.truth.faultStart) : c.mode === 'healthy' ? windowStartMs + 35 * 60_000 : null;
   const logs = c.logs.filter((l) => !isRecordDump(l.line)).map((l) => ({ ...l, line: sanitiseLogLine(l.line) }));
-  return LabCase.parse({ ...c, logs, ticket: writeTicket({ id: c.id, key: c.ticket.ticket.key, mode: c.mode, cluster: c.cluster, noticedMs: noticed, windowStartMs, cutoffMs }) });
+  return LabCase.parse({ ...c, ...mapLateTimestamps(c), logs, ticket: writeTicket({ id: c.id, key: c.ticket.ticket.key, mode: c.mode, cluster: c.cluster, noticedMs: noticed, windowStartMs, cutoffMs }) });
 }
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
@@ -216,7 +230,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   say((await lab('up')).trim());
   await setupPostgres();
   await setupMariadb();
-  const versions = await binaryVersions();
+  const versions = { ...(await binaryVersions()), 'lab-stretch': STRETCH_VERSION };
   say(`versions: ${JSON.stringify(versions)}`);
   const [a, b] = await Promise.all([runLane(lanes.postgres, versions), runLane(lanes.mariadb, versions)]);
   say(`done: ${a.ok + b.ok} cases written, ${a.failed.length + b.failed.length} failed${a.failed.length + b.failed.length ? ` (${[...a.failed, ...b.failed].join(', ')})` : ''}`);
