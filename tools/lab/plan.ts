@@ -55,7 +55,7 @@ export const ALSO_ACCEPT: Partial<Record<FailureMode, FailureMode[]>> = {
 
 type Row = [FailureMode, 'low' | 'high', Onset | null, FailureMode | null, boolean?];
 
-// Postgres lane: 28 cases. Order interleaves modes so a cut-short recording still covers them.
+// Postgres lane: 31 cases. Order interleaves modes so a cut-short recording still covers them.
 const PG: Row[] = [
   ['connection-exhaustion', 'high', 'middle', null],
   ['lock-contention', 'high', 'early', null],
@@ -85,9 +85,12 @@ const PG: Row[] = [
   ['storage-full-data', 'low', 'before', null],
   ['failover', 'high', 'middle', null, true],
   ['hotspot', 'high', 'middle', null],
+  ['failover', 'high', 'early', null, true],
+  ['failover', 'low', 'late', 'batch-job', true],
+  ['replication-lag-replica-query', 'low', 'before', null],
 ];
 
-// MariaDB lane: 22 cases.
+// MariaDB lane: 27 cases.
 const MY: Row[] = [
   ['connection-exhaustion', 'high', 'middle', null],
   ['lock-contention', 'high', 'early', null],
@@ -111,6 +114,11 @@ const MY: Row[] = [
   ['cpu-statement', 'high', 'early', 'connection-exhaustion', true],
   ['restart', 'high', 'before', null, true],
   ['deadlocks', 'high', 'late', 'batch-job'],
+  ['storage-full-data', 'low', 'before', null],
+  ['storage-full-temp', 'low', 'early', null],
+  ['hotspot', 'high', 'late', 'batch-job'],
+  ['connection-exhaustion', 'high', 'early', null, true],
+  ['batch-job', 'high', 'before', null],
 ];
 
 function build(rows: Row[], engine: CasePlan['engine']): CasePlan[] {

@@ -69,9 +69,11 @@ const instant = (query: string) => api('/api/v1/query', { query });
 /** Exporter self-metrics and scrape bookkeeping: not the database's. */
 const DROP = /^(go_|process_|promhttp_|scrape_|pg_exporter_|mysql_exporter_|node_scrape_|node_exporter_|postgres_exporter_)/;
 /** Gauges that hold a Unix time: mapped to case time. */
-const TIMESTAMP = /(_start_time_seconds|_boot_time_seconds|_timestamp_seconds|_last_.*_time|_reply_time|_stats_reset|^node_time_seconds)$/;
+const TIMESTAMP = /(_start_time_seconds|_boot_time_seconds|_timestamp_seconds|_last_.*_time|_reply_time|_stats_reset|_stats_reset_total|^node_time_seconds)$/;
 /** Unix-time gauges the first recorder version (lab-stretch 1) did not map: the rewrite maps them (node_time_seconds it had stretched as an age). */
-export const LATE_TIMESTAMPS = /(_reply_time|_stats_reset|^node_time_seconds)$/;
+export const LATE_TIMESTAMPS = /(_reply_time|_stats_reset|_stats_reset_total|^node_time_seconds)$/;
+/** Of those, the ones version 1 multiplied by the factor (as an age, or as the counter postgres_exporter types it). */
+export const LATE_SCALED = /(_stats_reset_total|^node_time_seconds)$/;
 /** Recorded into `recorded.versions['lab-stretch']`: 2 = every Unix-time gauge mapped into case time. */
 export const STRETCH_VERSION = '2';
 /** Gauges that measure elapsed seconds: stretched like time. */
@@ -86,11 +88,12 @@ export async function metricTypes(): Promise<Map<string, string>> {
 }
 
 export function kindOf(metric: string, types: Map<string, string>): 'gauge' | 'counter' | 'age' | 'timestamp' {
+  // postgres_exporter types stats_reset as a counter; it is a Unix time.
+  if (TIMESTAMP.test(metric)) return 'timestamp';
   const type = types.get(metric) ?? types.get(metric.replace(/_(bucket|sum|count|total)$/, '')) ?? 'unknown';
   if (type === 'counter' || ((type === 'histogram' || type === 'summary') && /_(bucket|sum|count)$/.test(metric))) return 'counter';
   if (type === 'unknown' && /_total$/.test(metric)) return 'counter';
   if (AGE.test(metric)) return 'age';
-  if (TIMESTAMP.test(metric)) return 'timestamp';
   return 'gauge';
 }
 

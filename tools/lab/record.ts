@@ -21,7 +21,7 @@ import { isRecordDump, sanitiseLogLine } from './sanitize';
 import { dropMySessions, myApp, resetMariadb, setupMariadb, snapshotMariadb } from './mariadb';
 import { ALSO_ACCEPT, MODE_FAMILIES, PLAN, type CasePlan } from './plan';
 import { dropSessions, pgApp, PG_BIN, resetPostgres, setupPostgres, snapshotPostgres } from './postgres';
-import { exportSeries, LATE_TIMESTAMPS, setLaneCluster, STRETCH_VERSION } from './prometheus';
+import { exportSeries, LATE_SCALED, LATE_TIMESTAMPS, setLaneCluster, STRETCH_VERSION } from './prometheus';
 import { writeTicket } from './tickets';
 
 const T0 = Date.now();
@@ -196,8 +196,8 @@ export function mapLateTimestamps(c: LabCase): Pick<LabCase, 'series' | 'recorde
   const scale = c.recorded.timeScale;
   const series = c.series.map((s) => {
     if (!LATE_TIMESTAMPS.test(s.metric)) return s;
-    const real = (v: number) => (s.metric === 'node_time_seconds' ? v / scale : v);
-    return { ...s, v: s.v.map((v) => (v > 0 ? Math.round(caseStart / 1000 + (real(v) - realStart / 1000) * scale) : v)) };
+    const real = (v: number) => (LATE_SCALED.test(s.metric) ? v / scale : v);
+    return { ...s, type: 'gauge' as const, v: s.v.map((v) => (v > 0 ? Math.round(caseStart / 1000 + (real(v) - realStart / 1000) * scale) : v)) };
   });
   return { series, recorded: { ...c.recorded, versions: { ...c.recorded.versions, 'lab-stretch': STRETCH_VERSION } } };
 }
