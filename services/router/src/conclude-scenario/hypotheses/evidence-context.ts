@@ -73,7 +73,8 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
   const byFamily = new Map<string, SignalState[]>();
   for (const s of signals) byFamily.set(s.family, [...(byFamily.get(s.family) ?? []), signalState(s)]);
   for (const [f, states] of byFamily) byFamily.set(f, worstFirst(states));
-  const events: EventSeen[] = derivedEvents(signals);
+  const derived = derivedEvents(signals);
+  const events: EventSeen[] = [...derived];
   const logPatterns = new Map<string, { count: number; at: number | null }>();
   const counts = new Map<string, number>();
   const settings = new Map<string, number>();
@@ -111,6 +112,11 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
       if (v !== null) settings.set(family, v);
     }
   }
+  // The executor reports the same restarts and role changes when it derived them itself: keep its own.
+  const reported = new Set(events.filter((e) => e.source !== 'metrics' || !derived.includes(e)).map((e) => e.kind));
+  const kept = events.filter((e) => !derived.includes(e) || !reported.has(e.kind));
+  events.length = 0;
+  events.push(...kept);
   const w = window ? { from: Date.parse(window.from), to: Date.parse(window.to) } : null;
   return { byFamily, events, logPatterns, read, notConfigured, leadStatement, counts, settings, window: w && Number.isFinite(w.from) && Number.isFinite(w.to) ? w : null, onset };
 }

@@ -172,4 +172,16 @@ describe('hypotheses', () => {
     expect(out.lead?.mode.id).toBe('healthy');
     expect(out.hypotheses.find((h) => h.mode.id === 'replication-lag-write-volume')?.verdict).toBe('undetermined');
   });
+
+  it('a restart the executor reported is read once, and a promotion makes it a failover, with the restart as its effect', () => {
+    const uptime = metric({ family: 'uptime', unit: 'seconds', bad: 'down', shape: [9000, 9300, 9600, 9900, 10200, 10, 300, 600, 900, 1200, 1500, 1800], shiftMinute: 25 });
+    const restart: EvidenceFactV1 = { queryId: 'uptime', kind: 'event', subject: 'restart: uptime fell from 10200 to 10 at 10:05Z', value: 'restart', unit: null, attributes: { source: 'metrics', event: 'restart', family: 'uptime', at: at(25), metric: 'mysql_global_status_uptime', rule: 'uptime_starts_over' } };
+    const ctx = buildContext([uptime, restart], WINDOW, null);
+    expect(ctx.events.filter((e) => e.kind === 'restart')).toHaveLength(1);
+    expect(testHypotheses(thread('failover-restart', ['uptime', 'restarts']), [uptime, restart]).lead?.mode.id).toBe('restart');
+    const promoted: EvidenceFactV1 = { ...restart, subject: 'role_change: replica status vanished', value: 'role_change', attributes: { ...restart.attributes, event: 'role_change', rule: 'replica_status_rows' } };
+    const out = testHypotheses(thread('failover-restart', ['uptime', 'restarts']), [uptime, restart, promoted]);
+    expect(out.lead?.mode.id).toBe('failover');
+    expect(out.hypotheses.find((h) => h.mode.id === 'restart')?.verdict).toBe('refuted');
+  });
 });
