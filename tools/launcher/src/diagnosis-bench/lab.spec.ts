@@ -1,4 +1,4 @@
-import { assignFolds, expandLabCase, FoldsFile, leadOf, loadFolds, scoreLab, stampLine, type LabBriefRow } from './lab';
+import { assignFolds, expandLabCase, FoldsFile, leadOf, loadFolds, scoreLab, stampLine, thinConstant, type LabBriefRow } from './lab';
 import { sampleCase } from './lab-fixture';
 import { suiteBAnchorDay } from './scenarios';
 
@@ -37,12 +37,20 @@ describe('expandLabCase', () => {
 
   it('puts the samples and the log lines at case start + t', () => {
     const start = Date.parse('2026-12-17T08:46:40Z') / 1000;
+    // pg_up is a constant gauge: thinned to its first and last sample here.
     expect(e.series[0].samples).toEqual([
       [start, 1],
-      [start + 40, 1],
       [start + 80, 1],
     ]);
     expect(e.streams).toEqual([{ labels: { cluster: 'lab-pg-09', job: 'postgres' }, entries: [[(start + 40) * 1000, '2026-12-17 08:47:20.000 UTC [123] app@lab ERROR:  deadlock detected']] }]);
+  });
+
+  it('thins constant gauges only, never beyond the lookback', () => {
+    const t = Array.from({ length: 20 }, (_, i) => i * 40);
+    const flat = thinConstant({ type: 'gauge', t, v: t.map(() => 60) });
+    expect(flat.map(([x]) => x)).toEqual([0, 240, 480, 720, 760]);
+    expect(thinConstant({ type: 'counter', t, v: t.map(() => 5) })).toHaveLength(20);
+    expect(thinConstant({ type: 'gauge', t, v: t.map((x) => (x > 400 ? 1 : 0)) })).toHaveLength(20);
   });
 
   it('stamps lines the way each engine logs', () => {

@@ -36,6 +36,25 @@ export function stampLine(engine: LabCase['engine'], ms: number, line: string): 
   return `${iso.slice(0, 10)} ${String(Number(iso.slice(11, 13))).padStart(2, ' ')}:${iso.slice(14, 19)} ${line}`;
 }
 
+/** Case seconds between the samples kept of a constant gauge: within Prometheus' 5-minute lookback, so it never drops out of a query. */
+export const CONSTANT_GAUGE_STEP_S = 240;
+
+/**
+ * The samples of a series, a constant gauge thinned to one sample per CONSTANT_GAUGE_STEP_S
+ * (and its last): most lab series are settings and versions, and a case loads in a quarter of
+ * the samples. Counters and changing gauges keep every scrape.
+ */
+export function thinConstant(s: Pick<LabCase['series'][number], 't' | 'v' | 'type'>): [number, number][] {
+  const all = s.t.map((t, i) => [t, s.v[i]] as [number, number]);
+  if (s.type !== 'gauge' || s.v.some((v) => v !== s.v[0])) return all;
+  let last = Number.NEGATIVE_INFINITY;
+  return all.filter(([t], i) => {
+    if (i < all.length - 1 && t - last < CONSTANT_GAUGE_STEP_S) return false;
+    last = t;
+    return true;
+  });
+}
+
 /** Moves a case by whole days so its cutoff falls on `anchorDayMs` (as suite B), keeping clock times. */
 export function expandLabCase(c: LabCase, anchorDayMs: number): ExpandedLabCase {
   const shiftDays = shiftDaysFor(c.ticket.cutoff, anchorDayMs);
@@ -45,7 +64,7 @@ export function expandLabCase(c: LabCase, anchorDayMs: number): ExpandedLabCase 
     cutoff: shiftIso(c.ticket.cutoff, shiftDays),
     ticket: { ...c.ticket.ticket, createdAt: shiftIso(c.ticket.ticket.createdAt, shiftDays), comments: c.ticket.ticket.comments.map((x) => ({ ...x, createdAt: shiftIso(x.createdAt, shiftDays) })) },
   };
-  const series: FixtureSeries[] = c.series.map((s) => ({ metric: s.metric, type: s.type, labels: { ...s.labels }, samples: s.t.map((t, i) => [Math.round(startMs / 1000) + t, s.v[i]] as [number, number]) }));
+  const series: FixtureSeries[] = c.series.map((s) => ({ metric: s.metric, type: s.type, labels: { ...s.labels }, samples: thinConstant(s).map(([t, v]) => [Math.round(startMs / 1000) + t, v] as [number, number]) }));
   const streams = new Map<string, LabStream>();
   for (const l of c.logs) {
     const key = JSON.stringify(Object.entries(l.labels).sort());
