@@ -190,7 +190,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       if (done % 20 === 0 || done === jobs.length) progress(`${done}/${jobs.length} tickets answered`);
       return outcome;
     });
-    if (lab && labBackends) labResults = await runLab(live, lab, options.concurrency, options.timeoutMs, progress);
+    if (lab && labBackends) {
+      labResults = await runLab(live, lab, options.concurrency, options.timeoutMs, progress);
+      progress(`suite L: the Loki API answered ${labBackends.loki.queries()} log queries`);
+    }
     timings['tickets'] = Date.now() - t;
     results = jobs.map((job, i) => judge(job.expect, outcomes[i], job.reference()));
   } finally {
