@@ -68,16 +68,18 @@ describe('planning the channels a hypothesis needs', () => {
     expect(p.ids.some((id) => id.startsWith('pg_'))).toBe(false);
   });
 
-  it('plans a probe for each channel the question needs but the target lacks, and says so', () => {
-    const p = plan('The database restarted and clients saw errors; which statements were slow?', catalog(PG_METRICS, ['promql_range', 'promql_instant']));
-    expect(p.queries.filter((q) => q.id.startsWith('channel_'))).toEqual([
-      expect.objectContaining({ id: 'channel_logs', operation: 'logs', expression: '{instance="orders-db"}' }),
-      expect.objectContaining({ id: 'channel_statements', operation: 'sql', expression: 'SELECT 1 AS channel_check' }),
-    ]);
-    expect(p.plannerNotes).toMatch(/The database log is not configured for this target/);
-    expect(p.plannerNotes).toMatch(/Statement statistics are not configured for this target/);
-    // A question nothing but metrics can answer needs no probe; an old catalogue that says nothing gets none.
-    expect(plan('How did network throughput change?', catalog(PG_METRICS, ['promql_range'])).ids.some((id) => id.startsWith('channel_'))).toBe(false);
+  it('plans a probe for a channel the question needs but the target lacks, and says so', () => {
+    const noLogs = plan('The database restarted and clients saw errors; which statements were slow?', catalog(PG_METRICS, ['promql_range', 'promql_instant', 'sql']));
+    expect(noLogs.queries.filter((q) => q.id.startsWith('channel_'))).toEqual([expect.objectContaining({ id: 'channel_logs', operation: 'logs', expression: '{instance="orders-db"}' })]);
+    expect(noLogs.ids[0]).toBe('channel_logs');
+    expect(noLogs.plannerNotes).toMatch(/The database log is not configured for this target \(its endpoint has no loki settings\)/);
+    const noSql = plan('The database restarted and clients saw errors; which statements were slow?', catalog(PG_METRICS, ['promql_range', 'promql_instant', 'logs']));
+    expect(noSql.queries.filter((q) => q.id.startsWith('channel_'))).toEqual([expect.objectContaining({ id: 'channel_statements', operation: 'sql', expression: 'SELECT 1 AS channel_check' })]);
+    expect(noSql.plannerNotes).toMatch(/Statement statistics are not configured for this target/);
+    // A question nothing but metrics can answer needs no probe; a metrics-only endpoint, or an old
+    // catalogue that does not say what it offers, gets none (replays recorded without probes stay whole).
+    expect(plan('How did network throughput change?', catalog(PG_METRICS, ['promql_range', 'logs'])).ids.some((id) => id.startsWith('channel_'))).toBe(false);
+    expect(plan('The database restarted', catalog(PG_METRICS, ['promql_range', 'promql_instant'])).ids.some((id) => id.startsWith('channel_'))).toBe(false);
     expect(plan('The database restarted', catalog(PG_METRICS, [])).ids.some((id) => id.startsWith('channel_'))).toBe(false);
   });
 

@@ -183,8 +183,10 @@ function channelPlan(request: EvidencePlanInputV1['request'], catalog: PlanningC
   const logsFirst = [...ordered.filter((t) => t.operation === 'logs'), ...ordered.filter((t) => t.operation !== 'logs')];
   const drafts: DraftQuery[] = [];
   const notes: string[] = [];
-  // An empty list is an old catalogue that did not say what the target offers: nothing to probe.
-  if (operations.length > 0 && request.provider === 'prometheus') {
+  // Probes only where the endpoint offers some channel (sql or logs): an endpoint with none is
+  // metrics-only by design, and replays recorded before probes existed hold no answer for them.
+  // A catalogue that does not list operations (older ones) says nothing to probe either.
+  if (operations.some((o) => o === 'sql' || o === 'logs') && request.provider === 'prometheus') {
     const logsLabel = catalog.logsLabel ?? catalog.targetLabel ?? 'cluster';
     const needs = (operation: 'logs' | 'sql') => QUERY_TEMPLATES.some((t) => t.needsCatalogOperation && t.operation === operation && t.providers.includes(request.provider) && fits(t));
     const missing: [StatisticsChannel, 'logs' | 'sql', string][] = [
