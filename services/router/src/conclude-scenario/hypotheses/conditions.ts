@@ -18,7 +18,12 @@ export interface ConditionResult {
   at: number | null;
   /** The family the line is about, when there is one. */
   family: string | null;
+  /** A state (a limit, a level, an event, a log line, a statement), not only a change against the usual level. */
+  state?: boolean;
 }
+
+/** Conditions that read a state rather than a change: they stand on their own, whatever changed first. */
+const STATE_KINDS: ReadonlySet<Condition['kind']> = new Set(['atLimit', 'level', 'nearEmpty', 'event', 'log', 'statement', 'count', 'skew']);
 
 const clock = (ms: number | null) => (ms === null ? 'an unknown time' : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
 const scaled = (st: SignalState, v: number | null) => (v === null ? null : v * st.signal.scale);
@@ -224,6 +229,11 @@ function quiet(ctx: EvidenceContext): ConditionResult {
 }
 
 export function evaluateCondition(c: Condition, ctx: EvidenceContext): ConditionResult {
+  const r = evaluate(c, ctx);
+  return STATE_KINDS.has(c.kind) ? { ...r, state: true } : r;
+}
+
+function evaluate(c: Condition, ctx: EvidenceContext): ConditionResult {
   switch (c.kind) {
     case 'atLimit':
       return atLimit(c, ctx);

@@ -30,6 +30,11 @@ export interface Hypothesis {
   recovered: boolean;
   /** Set when another confirmed mode explains this one. */
   explainedBy: string | null;
+  /** The largest finding among its deciding evidence (0-1), and whether any of it is a state rather than a change. */
+  magnitude: number;
+  state: boolean;
+  /** Families its deciding evidence is about. */
+  families: string[];
 }
 
 interface ClauseResult {
@@ -108,7 +113,7 @@ export interface RankingContext {
 
 export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: RankingContext): Hypothesis {
   const { symptoms, symptomStart } = rank;
-  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null };
+  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0, state: false, families: [] as string[] };
   const refuting = mode.refutedBy.map((c) => evaluateCondition(c, ctx)).find((r) => r.result === 'holds');
   if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.line] };
   const clauses = mode.signature.map((c) => evaluateClause(c, ctx));
@@ -135,6 +140,9 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
     score,
     at,
     family: reportedFamily(mode, lead),
+    magnitude,
+    state: lines.some((l) => l.state === true),
+    families: unique(lines.map((l) => l.family).filter((f): f is string => f !== null)),
     recovered: leadState ? recovered(leadState.signal) && !leadState.elevatedAtStart : false,
   };
 }

@@ -5,7 +5,8 @@ import { familySignals } from '../family-rules';
 import { evaluateCondition } from './conditions';
 import { buildContext } from './evidence-context';
 import { FAILURE_MODES, FailureModesData } from './failure-modes.data';
-import { hypothesisBrief, testHypotheses } from './hypothesis-brief';
+import type { Hypothesis } from './evaluate-modes';
+import { chooseLead, hypothesisBrief, testHypotheses } from './hypothesis-brief';
 import { changeFactor, signalState } from './signal-state';
 
 const FROM = '2026-11-03T09:40:00.000Z';
@@ -183,5 +184,17 @@ describe('hypotheses', () => {
     const out = testHypotheses(thread('failover-restart', ['uptime', 'restarts']), [uptime, restart, promoted]);
     expect(out.lead?.mode.id).toBe('failover');
     expect(out.hypotheses.find((h) => h.mode.id === 'restart')?.verdict).toBe('refuted');
+  });
+
+  it('a state leads on its rank; among changes only, the mode holding the earliest sustained change leads unless its change is dwarfed', () => {
+    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, families: [], ...o });
+    const limit = h('connection-exhaustion', { state: true, magnitude: 1, families: ['connections'] });
+    const wal = h('checkpoint-storm', { magnitude: 0.6, families: ['checkpoints', 'wal'], family: 'checkpoints' });
+    const load = h('batch-job', { magnitude: 0.5, families: ['rows_written'] });
+    expect(chooseLead([limit, wal, load], 'rows_written')?.mode.id).toBe('connection-exhaustion');
+    expect(chooseLead([wal, load], 'rows_written')?.mode.id).toBe('batch-job');
+    expect(chooseLead([wal, load], 'wal')).toMatchObject({ family: 'wal' });
+    expect(chooseLead([h('io-limit', { magnitude: 1, families: ['io_queue'] }), load], 'rows_written')?.mode.id).toBe('io-limit');
+    expect(chooseLead([wal], 'network')).toBeNull();
   });
 });

@@ -44,8 +44,29 @@ export function modesFor(thread: Pick<HypothesisThread, 'scenario' | 'general'>,
 export function testHypotheses(thread: HypothesisThread, facts: readonly EvidenceFactV1[]): HypothesisOutcome {
   const context = buildContext(facts, thread.window, thread.onset);
   const hypotheses = evaluateModes(modesFor(thread), context, thread.families, thread.orderLead ?? null);
-  const lead = hypotheses.find((h) => h.verdict === 'confirmed' && !h.explainedBy) ?? null;
-  return { hypotheses, lead, context };
+  return { hypotheses, lead: chooseLead(hypotheses, thread.orderLead ?? null), context };
+}
+
+/** A plain change this much smaller than the best-ranked mode's does not take the lead on order alone. */
+const DWARFED = 0.4;
+
+/**
+ * The mode that leads. A mode shown by a state (a limit reached, a level at capacity, an event, a
+ * log line, a statement) leads on its rank. When the best-ranked mode rests on changes only, the
+ * order of those changes is the better guide (a sharp cause precedes its effects): the confirmed
+ * mode whose evidence includes the earliest sustained change leads, unless its change is dwarfed;
+ * when no mode contains that change, no mode leads and the family rules conclude.
+ */
+export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string | null): Hypothesis | null {
+  const confirmed = hypotheses.filter((h) => h.verdict === 'confirmed' && !h.explainedBy);
+  const top = confirmed[0] ?? null;
+  if (!top || top.state || orderLead === null || top.mode.id === 'healthy') return top;
+  const ordered = confirmed.find((h) => h.families.includes(orderLead));
+  if (!ordered) return null;
+  if (top.magnitude - ordered.magnitude > DWARFED) return top;
+  // Led by its order, the mode is reported under the change that came first.
+  const reads = new Set<string>([...ordered.mode.evidence.families, ...ordered.mode.symptoms]);
+  return reads.has(orderLead) ? { ...ordered, family: orderLead } : ordered;
 }
 
 /** The lines the brief reports per mode, bounded by the contract. */
