@@ -2,9 +2,15 @@
 // Judged demo tickets share a gap the judge found; the optimizer selects it, confirms it on a
 // fresh baseline, the built-in proposer searches the declared tunables, the gate accepts a
 // candidate, and it appears on optimizer.candidate-enqueued and as a commit in a temporary working copy.
+// It runs on the demo deployment's data (see docs/optimizer.md, "Demo and benchmark").
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { useDemoDeployment } from './launcher/src/optimizer/demo-deployment';
 
 async function main(): Promise<void> {
+  // Before the chain loads: its modules read the versioned data once, at load.
+  const data = useDemoDeployment();
+  process.on('exit', () => rmSync(data, { recursive: true, force: true }));
   const { runOptimizeDemo } = await import('@aoc/launcher');
   const started = Date.now();
   const report = await runOptimizeDemo({ log: (line) => process.stdout.write(`${line}\n`) });

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ReplayPort, ReplayRequest, ReplayResult } from '@aoc/service-optimizer';
-import { VERSIONED_DATA_DIR_ENV } from '@aoc/versioned-data';
+import { loadManifest, repoRoot, VERSIONED_DATA_DIR_ENV } from '@aoc/versioned-data';
 import { WorkerOutput, type WorkerInput } from './replay-protocol';
 
 const REGISTER = join(__dirname, '..', '..', '..', 'register.js');
@@ -20,10 +20,32 @@ export interface ChildReplayOptions {
 }
 
 /**
+ * The data directory a pass reads (AOC_VERSIONED_DATA_DIR), written under `dir`: this process's own
+ * copies of the declared files (its AOC_VERSIONED_DATA_DIR, a deployment's data) with the
+ * candidate's files on top. So a baseline replays the data the optimizer read and digested as its
+ * base version, and a challenger differs from it by the candidate alone. '' (the bundled files)
+ * when there is neither.
+ */
+export function passDataDir(dir: string, overlay: ReadonlyMap<string, string> | null, env: Record<string, string | undefined> = process.env, root: string = repoRoot()): string {
+  const base = env[VERSIONED_DATA_DIR_ENV];
+  const files = new Map<string, string>();
+  if (base) {
+    for (const { path } of loadManifest(root).files) if (existsSync(join(base, path))) files.set(path, readFileSync(join(base, path), 'utf8'));
+  }
+  for (const [path, text] of overlay ?? []) files.set(path, text);
+  if (files.size === 0) return '';
+  for (const [path, text] of files) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/**
  * The optimizer's replay port on this machine: each pass runs in a child process, so the versioned
- * data it reads is exactly the current files, or the current files with the candidate's overlay
- * (AOC_VERSIONED_DATA_DIR). A case without a frozen ticket file, or a pass that dies, comes back
- * as not executed with the reason; nothing is guessed.
+ * data it reads is exactly the current files as this process reads them, or those with the
+ * candidate's overlay (AOC_VERSIONED_DATA_DIR: `passDataDir`). A case without a frozen ticket file,
+ * or a pass that dies, comes back as not executed with the reason; nothing is guessed.
  */
 export function childReplayPort(options: ChildReplayOptions): ReplayPort {
   const fileOf = (c: ReplayRequest) => options.ticketFiles.get(c.runId) ?? options.ticketFiles.get(c.ticketKey);
@@ -47,14 +69,10 @@ export function childReplayPort(options: ChildReplayOptions): ReplayPort {
       if (known.length === 0) return missing;
       const dir = mkdtempSync(join(tmpdir(), 'aoc-replay-'));
       try {
-        const overlayDir = join(dir, 'overlay');
-        for (const [path, text] of overlay ?? []) {
-          mkdirSync(dirname(join(overlayDir, path)), { recursive: true });
-          writeFileSync(join(overlayDir, path), text);
-        }
+        const dataDir = passDataDir(join(dir, 'overlay'), overlay);
         const input: WorkerInput = { cases: known.map((c) => ({ caseId: c.caseId, ticketFile: fileOf(c) ?? '', cutoff: c.cutoff })), recordings: [...(options.recordings ?? [])], timeoutMs: options.timeoutMs ?? 90_000, concurrency: options.concurrency ?? 4 };
         writeFileSync(join(dir, 'in.json'), JSON.stringify(input));
-        const env = { ...process.env, [VERSIONED_DATA_DIR_ENV]: overlay && overlay.size > 0 ? overlayDir : '' };
+        const env = { ...process.env, [VERSIONED_DATA_DIR_ENV]: dataDir };
         await new Promise<void>((resolve, reject) => {
           execFile(process.execPath, ['-r', REGISTER, WORKER, join(dir, 'in.json'), join(dir, 'out.json')], { env, timeout: (options.timeoutMs ?? 90_000) * (known.length + 1), maxBuffer: 8 * 1024 * 1024 }, (error, _stdout, stderr) =>
             error ? reject(new Error(`replay pass failed: ${stderr.trim().split('\n').at(-1) ?? error.message}`)) : resolve(),

@@ -2,21 +2,38 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { OptimizerCandidateEnqueuedV2 } from '@aoc/contracts';
-import { runOptimizeDemo, type DemoReport } from './optimize-demo';
+import { useDemoDeployment } from './demo-deployment';
+import type { DemoReport } from './optimize-demo';
+
+const FAILURE_MODES = 'services/router/data/failure-modes.json';
 
 /**
- * `npm run optimize:demo` as a test: the real chain answers and judges the demo tickets, and the
- * real optimizer turns the judge's gap into an accepted data change. The assertions check what
- * came out; nothing in the demo names the change.
+ * `npm run optimize:demo` as a test: the real chain answers and judges the demo tickets on the demo
+ * deployment's data, and the real optimizer turns the judge's gap into an accepted data change.
+ * The assertions check what came out; nothing in the demo names the change.
  */
 describe('optimizer demo (embedded, no network)', () => {
   let report: DemoReport;
+  let data: string;
+  const lines: string[] = [];
 
   beforeAll(async () => {
-    report = await runOptimizeDemo();
+    // The chain reads its versioned data when its modules load, so it is imported only after this.
+    data = useDemoDeployment();
+    const { runOptimizeDemo } = await import('./optimize-demo');
+    report = await runOptimizeDemo({ log: (line) => lines.push(line) });
   }, 240000);
   afterAll(() => {
     if (report) rmSync(report.workingCopy, { recursive: true, force: true });
+    if (data) rmSync(data, { recursive: true, force: true });
+  });
+
+  it("starts from the demo deployment, says so, and its working copy holds that deployment's catalogue", () => {
+    expect(lines[0]).toMatch(/^starting point: .*ranks causes by onset order alone/);
+    const git = (...args: string[]) => execFileSync('git', ['-C', report.workingCopy, ...args], { encoding: 'utf8' });
+    const catalogue = JSON.parse(git('show', `main:${FAILURE_MODES}`)) as { modes: { id: string }[] };
+    expect(catalogue.modes.map((m) => m.id)).toEqual(['healthy']);
+    expect(git('show', `main:${FAILURE_MODES}`)).toBe(readFileSync(join(data, FAILURE_MODES), 'utf8'));
   });
 
   it('judges every demo ticket human_better on the cause the customer confirmed', () => {

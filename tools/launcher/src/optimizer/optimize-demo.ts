@@ -5,10 +5,11 @@ import { dirname, join } from 'node:path';
 import { Topics, type OptimizerCandidateEnqueuedV2 } from '@aoc/contracts';
 import { FocusController, FocusIteration, type StepResult } from '@aoc/service-optimizer';
 import { loadRecordings } from '@aoc/service-provider-executor';
-import { loadManifest, MANIFEST_PATH, repoRoot } from '@aoc/versioned-data';
+import { loadManifest, MANIFEST_PATH, repoRoot, resolveDataPath, VERSIONED_DATA_DIR_ENV } from '@aoc/versioned-data';
 import { startPlatform, type Platform } from '../embedded-platform';
 import { OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } from '../examples/example-series';
 import { loadExample, runExample } from '../run-example';
+import { DEMO_DEPLOYMENT, onDemoDeployment } from './demo-deployment';
 import { gitCandidateWriter } from './git-writer';
 import { frozenCaseFiles, localOptimizerPorts, optimizerTransact } from './local-optimizer';
 
@@ -19,14 +20,17 @@ export interface DemoReport {
   workingCopy: string;
 }
 
-/** A git working copy holding the versioned data files (the operator's repository in production). */
+/**
+ * A git working copy holding the versioned data files as this process reads them (the operator's
+ * repository in production): on the demo deployment, its catalogue is what main holds.
+ */
 export function demoWorkingCopy(): string {
   const root = repoRoot();
   const dir = mkdtempSync(join(tmpdir(), 'aoc-optimizer-wc-'));
   const files = [MANIFEST_PATH, ...loadManifest(root).files.map((f) => f.path)];
   for (const f of files) {
     mkdirSync(dirname(join(dir, f)), { recursive: true });
-    copyFileSync(join(root, f), join(dir, f));
+    copyFileSync(f === MANIFEST_PATH ? join(root, f) : resolveDataPath(f, process.env, root), join(dir, f));
   }
   const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
   git('init', '--quiet', '-b', 'main');
@@ -51,9 +55,15 @@ async function waitForSignals(platform: Platform, tickets: readonly string[], ti
  * chain, the optimizer service turns the judge's gaps into signals, the selector groups them, the
  * baseline replays the cases, the built-in proposer searches the declared tunables, the challenger
  * replays on the candidate's data and the gate decides. Nothing here names the answer.
+ *
+ * It runs on the demo deployment's data (`useDemoDeployment()`, called before the chain's modules
+ * load): the bundled engine answers these tickets right, so on the bundled data there is nothing to
+ * optimize. The replays read the same data, with a candidate's files on top.
  */
 export async function runOptimizeDemo(options: { log?: (line: string) => void; maxAttempts?: number } = {}): Promise<DemoReport> {
   const log = options.log ?? (() => undefined);
+  if (!onDemoDeployment()) throw new Error(`the optimizer demo runs on the demo deployment's data: call useDemoDeployment() before the chain's modules load (${VERSIONED_DATA_DIR_ENV} is ${process.env[VERSIONED_DATA_DIR_ENV] || 'not set'})`);
+  log(`starting point: ${DEMO_DEPLOYMENT}`);
   const tickets = frozenCaseFiles([OPTIMIZER_DEMO_TICKETS]);
   const workingCopy = demoWorkingCopy();
   const platform = await startPlatform({ executor: { mode: 'replay', recordings: [...loadRecordings(), ...loadRecordings(OPTIMIZER_DEMO_RECORDINGS)], prometheusTargets: [] }, logLevel: 'error' });

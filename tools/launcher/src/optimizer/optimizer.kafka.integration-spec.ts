@@ -3,13 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OptimizerCandidateEnqueuedV2, Topics } from '@aoc/contracts';
-import { FocusController, FocusIteration } from '@aoc/service-optimizer';
-import { loadRecordings } from '@aoc/service-provider-executor';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import { startPlatform, type Platform } from '../embedded-platform';
-import { OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS } from '../examples/example-series';
-import { loadExample, runExample } from '../run-example';
-import { localOptimizerPorts, optimizerTransact } from './local-optimizer';
+import type { Platform } from '../embedded-platform';
+import { useDemoDeployment } from './demo-deployment';
 
 const brokers = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:19092').split(',');
 const admin = { username: 'aoc-admin', password: process.env['AOC_KAFKA_ADMIN_PASSWORD'] ?? 'admin-local-secret' };
@@ -39,13 +35,29 @@ function readCandidate(text: string, into: OptimizerCandidateEnqueuedV2[]): void
   if (parsed.success) into.push(parsed.data);
 }
 
+/** The chain's modules, loaded after the demo deployment is set: they read the versioned data at load. */
+async function loadChain() {
+  const [{ FocusController, FocusIteration }, { loadRecordings }, { startPlatform }, { OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS }, { loadExample, runExample }, { localOptimizerPorts, optimizerTransact }] = await Promise.all([
+    import('@aoc/service-optimizer'),
+    import('@aoc/service-provider-executor'),
+    import('../embedded-platform'),
+    import('../examples/example-series'),
+    import('../run-example'),
+    import('./local-optimizer'),
+  ]);
+  return { FocusController, FocusIteration, loadRecordings, startPlatform, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS, loadExample, runExample, localOptimizerPorts, optimizerTransact };
+}
+
 /**
  * The optimizer on real parts: every role on real Kafka (each with its own principal and ACLs)
  * and real Postgres. Judged demo tickets reach the optimizer over the broker, it selects, baselines
  * and iterates, and the accepted candidate arrives on `optimizer.candidate-enqueued` through the
- * optimizer's own principal.
+ * optimizer's own principal. It runs on the demo deployment's data, as `npm run optimize:demo`
+ * does (docs/optimizer.md): on the bundled data these tickets are answered right.
  */
 describe('optimizer on Kafka and Postgres', () => {
+  let chain: Awaited<ReturnType<typeof loadChain>>;
+  let data: string;
   let platform: Platform;
   let consumer: Consumer;
   let dir: string;
@@ -56,6 +68,9 @@ describe('optimizer on Kafka and Postgres', () => {
   beforeAll(async () => {
     const databaseUrl = process.env['DATABASE_URL'];
     if (!databaseUrl) throw new Error('DATABASE_URL is required');
+    data = useDemoDeployment();
+    chain = await loadChain();
+    const { startPlatform, loadRecordings, OPTIMIZER_DEMO_RECORDINGS } = chain;
     platform = await startPlatform({
       databaseUrl,
       transport: { kind: 'kafka', brokers },
@@ -77,9 +92,11 @@ describe('optimizer on Kafka and Postgres', () => {
     await consumer?.disconnect();
     await platform?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (data) rmSync(data, { recursive: true, force: true });
   });
 
   it('turns judged answers into an accepted candidate on the topic, through the optimizer principal', async () => {
+    const { FocusController, FocusIteration, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS, loadExample, runExample, localOptimizerPorts, optimizerTransact } = chain;
     const files = new Map<string, string>();
     for (const [i, f] of readdirSync(OPTIMIZER_DEMO_TICKETS).filter((x) => x.endsWith('.json')).sort().entries()) {
       const raw = JSON.parse(readFileSync(join(OPTIMIZER_DEMO_TICKETS, f), 'utf8')) as { ticket: { key: string } };
