@@ -1,3 +1,4 @@
+import { familyLabel } from '@aoc/metric-ontology';
 import { recovered } from '../family-rules';
 import { evaluateCondition, type ConditionResult } from './conditions';
 import { deviatingFamilies, worst, type EvidenceContext } from './evidence-context';
@@ -153,6 +154,11 @@ export function evaluateModes(modes: readonly FailureMode[], ctx: EvidenceContex
   const starts = symptoms.map((f) => worst(ctx, f)).map((st) => (st ? (st.elevatedAtStart ? (ctx.window?.from ?? null) : st.signal.shiftAt) : null)).filter((t): t is number => t !== null);
   const symptomStart = starts.length > 0 ? Math.min(...starts) : null;
   const all = modes.map((m) => evaluateMode(m, ctx, { symptoms, symptomStart, orderLead }));
+  // Health is not concluded from absence: the families the scenario is about must have been measured.
+  const unmeasured = asked.length > 0 && !asked.some((f) => ctx.byFamily.has(f));
+  for (const h of all) {
+    if (unmeasured && h.mode.id === 'healthy' && h.verdict === 'confirmed') Object.assign(h, { verdict: 'undetermined', deciding: [], missing: [`no ${asked.map((f) => familyLabel(f)).join(' or ')} data for this target in the window`], score: 0 });
+  }
   // A clean bill of health stands only when no fault is confirmed.
   const fault = all.filter((h) => h.verdict === 'confirmed' && h.mode.id !== 'healthy').sort((a, b) => b.score - a.score)[0];
   for (const h of all) if (fault && h.mode.id === 'healthy' && h.verdict === 'confirmed') Object.assign(h, { verdict: 'refuted', deciding: [`the evidence confirms ${fault.mode.name}: ${fault.deciding[0] ?? ''}`], score: 0 });

@@ -197,4 +197,11 @@ describe('hypotheses', () => {
     expect(chooseLead([h('io-limit', { magnitude: 1, families: ['io_queue'] }), load], 'rows_written')?.mode.id).toBe('io-limit');
     expect(chooseLead([wal], 'network')).toBeNull();
   });
+
+  it('a scenario whose own families were not measured is never healthy: the brief says the evidence is missing', () => {
+    const others = [metric({ family: 'cpu', unit: 'percent', shape: flat(30) }), metric({ family: 'connections', shape: flat(120) })];
+    const out = testHypotheses(thread('replication-lag', ['replication_lag']), others);
+    expect(out.lead).toBeNull();
+    expect(out.hypotheses.find((h) => h.mode.id === 'healthy')).toMatchObject({ verdict: 'undetermined', missing: ['no replica lag data for this target in the window'] });
+  });
 });
