@@ -20,6 +20,8 @@ export interface ConditionResult {
   family: string | null;
   /** A state (a limit, a level, an event, a log line, a statement), not only a change against the usual level. */
   state?: boolean;
+  /** The state held in the hour before the window too: a standing condition, not what changed. */
+  chronic?: boolean;
 }
 
 /** Conditions that read a state rather than a change: they stand on their own, whatever changed first. */
@@ -72,7 +74,9 @@ function atLimit(c: Extract<Condition, { kind: 'atLimit' }>, ctx: EvidenceContex
   const line = already
     ? `${label(c.family)} was already at ${val(st, st.start)} (${pct(startRatio)} of the ${label(c.limit)} of ${limit.text(limit.value)}) when the window began and peaked at ${val(st, peak)}`
     : `${label(c.family)} reached ${val(st, peak)} at ${clock(st.signal.maxAt)}, ${pct(ratio)} of the ${label(c.limit)} of ${limit.text(limit.value)}`;
-  return holds(c.family, line, 0.85 + 0.15 * Math.min(1, ratio), already ? (ctx.window?.from ?? null) : (st.signal.shiftAt ?? st.signal.maxAt));
+  const chronic = st.signal.priorMedian !== null && st.signal.priorMedian / limit.value >= c.ratio;
+  const text = chronic ? `${line}; it was as high in the hour before the window (${val(st, st.signal.priorMedian)}), a standing condition` : line;
+  return { ...holds(c.family, text, 0.85 + 0.15 * Math.min(1, ratio), already ? (ctx.window?.from ?? null) : (st.signal.shiftAt ?? st.signal.maxAt)), chronic };
 }
 
 function level(c: Extract<Condition, { kind: 'level' }>, ctx: EvidenceContext): ConditionResult {
@@ -87,7 +91,10 @@ function level(c: Extract<Condition, { kind: 'level' }>, ctx: EvidenceContext): 
   const text = `${label(c.family)} (${st.signal.metric}) ${what} ${formatValue(v, st.signal.unit)}`;
   if (!(okLow && okHigh)) return fails(c.family, text);
   const from = st.start !== null && (c.atLeast === undefined || (scaled(st, st.start) ?? -Infinity) >= c.atLeast) && (c.atMost === undefined || (scaled(st, st.start) ?? Infinity) <= c.atMost);
-  return holds(c.family, `${text}${from ? ' from the start of the window' : ''}${c.over === 'sustained' ? ' over the second half of the window' : ''}`, 0.9, from ? (ctx.window?.from ?? null) : onsetOf(st, ctx));
+  const prior = scaled(st, st.signal.priorMedian);
+  const chronic = prior !== null && c.over !== 'peak' && (c.atLeast === undefined || prior >= c.atLeast) && (c.atMost === undefined || prior <= c.atMost);
+  const standing = chronic ? `; it was at ${formatValue(prior, st.signal.unit)} in the hour before the window too, a standing condition` : '';
+  return { ...holds(c.family, `${text}${from ? ' from the start of the window' : ''}${c.over === 'sustained' ? ' over the second half of the window' : ''}${standing}`, 0.9, from ? (ctx.window?.from ?? null) : onsetOf(st, ctx)), chronic };
 }
 
 function nearEmpty(c: Extract<Condition, { kind: 'nearEmpty' }>, ctx: EvidenceContext): ConditionResult {

@@ -36,6 +36,8 @@ export interface Hypothesis {
   state: boolean;
   /** Families its deciding evidence is about. */
   families: string[];
+  /** How well its onset fits the symptom's (0-1). */
+  fit: number;
 }
 
 interface ClauseResult {
@@ -114,7 +116,7 @@ export interface RankingContext {
 
 export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: RankingContext): Hypothesis {
   const { symptoms, symptomStart } = rank;
-  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0, state: false, families: [] as string[] };
+  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0, state: false, families: [] as string[], fit: 0 };
   const refuting = mode.refutedBy.map((c) => evaluateCondition(c, ctx)).find((r) => r.result === 'holds');
   if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.line] };
   const clauses = mode.signature.map((c) => evaluateClause(c, ctx));
@@ -129,8 +131,9 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
   const at = times.length > 0 ? Math.min(...times) : null;
   const covered = symptoms.length === 0 ? 0.5 : symptoms.filter((f) => (mode.symptoms as readonly string[]).includes(f) || (mode.evidence.families as readonly string[]).includes(f)).length / symptoms.length;
   const supportShare = mode.supporting.length === 0 ? 0.5 : support.length / mode.supporting.length;
+  const fit = timing(at, ctx, symptomStart);
   const first = rank.orderLead !== null && lines.some((l) => l.family === rank.orderLead) ? 1 : 0;
-  const score = RANKING.magnitude * magnitude + RANKING.coverage * covered + RANKING.timing * timing(at, ctx, symptomStart) + RANKING.support * supportShare + RANKING.order * first;
+  const score = RANKING.magnitude * magnitude + RANKING.coverage * covered + RANKING.timing * fit + RANKING.support * supportShare + RANKING.order * first;
   const lead = [...lines].sort((a, b) => b.magnitude - a.magnitude)[0];
   const leadState = lead?.family ? worst(ctx, lead.family) : null;
   return {
@@ -142,7 +145,8 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
     at,
     family: reportedFamily(mode, lead),
     magnitude,
-    state: lines.some((l) => l.state === true),
+    state: lines.some((l) => l.state === true && l.chronic !== true),
+    fit,
     families: unique(lines.map((l) => l.family).filter((f): f is string => f !== null)),
     recovered: leadState ? recovered(leadState.signal) && !leadState.elevatedAtStart : false,
   };

@@ -47,12 +47,16 @@ export function testHypotheses(thread: HypothesisThread, facts: readonly Evidenc
   return { hypotheses, lead: chooseLead(hypotheses, thread.orderLead ?? null), context };
 }
 
+/** A state leads on its own only when its onset fits the symptom's (not far before or after it). */
+const MIN_STATE_FIT = 0.6;
+
 /** A plain change this much smaller than the best-ranked mode's does not take the lead on order alone. */
 const DWARFED = 0.4;
 
 /**
  * The mode that leads. A mode shown by a state (a limit reached, a level at capacity, an event, a
- * log line, a statement) leads on its rank. When the best-ranked mode rests on changes only, the
+ * log line, a statement) that is new (not held in the hour before the window too) and whose onset
+ * fits the symptom's leads on its rank. When the best-ranked mode rests on changes only, the
  * order of those changes is the better guide (a sharp cause precedes its effects): the confirmed
  * mode whose evidence includes the earliest sustained change leads, unless its change is dwarfed;
  * when no mode contains that change, no mode leads and the family rules conclude.
@@ -60,7 +64,7 @@ const DWARFED = 0.4;
 export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string | null): Hypothesis | null {
   const confirmed = hypotheses.filter((h) => h.verdict === 'confirmed' && !h.explainedBy);
   const top = confirmed[0] ?? null;
-  if (!top || top.state || orderLead === null || top.mode.id === 'healthy') return top;
+  if (!top || (top.state && top.fit >= MIN_STATE_FIT) || orderLead === null || top.mode.id === 'healthy') return top;
   const ordered = confirmed.find((h) => h.families.includes(orderLead));
   if (!ordered) return null;
   if (top.magnitude - ordered.magnitude > DWARFED) return top;
