@@ -1,7 +1,7 @@
 import { familyLabel } from '@aoc/metric-ontology';
 import { deviatesBadly, formatValue, recovered } from '../family-rules';
 import type { Condition } from './failure-modes.data';
-import { worst, type EvidenceContext } from './evidence-context';
+import { largest, worst, worstInUnit, type EvidenceContext } from './evidence-context';
 import { changeFactor, extremeOf, hoursToBound, type SignalState } from './signal-state';
 
 /**
@@ -38,6 +38,9 @@ const fails = (family: string | null, line: string): ConditionResult => ({ resul
 const holds = (family: string | null, line: string, magnitude: number, at: number | null): ConditionResult => ({ result: 'holds', line, magnitude: Math.max(0, Math.min(1, magnitude)), at, family });
 
 /** Magnitude of a change factor: log-scaled so 2x ≈ 0.3, 10x ≈ 0.6, 100x and more ≈ 1. */
+/** The smallest move of a count (sessions, threads, locks) that counts as a change. */
+const MIN_COUNT_CHANGE = 2;
+
 /** A series that left zero has no ratio: its size is unknown, so it ranks as a clear but not a huge change. */
 const FROM_ZERO_MAGNITUDE = 0.6;
 export const factorMagnitude = (f: number) => (Number.isFinite(f) ? Math.min(1, Math.log10(Math.max(1, f)) / 2 + (f >= 1.5 ? 0.1 : 0)) : FROM_ZERO_MAGNITUDE);
@@ -53,7 +56,7 @@ function onsetOf(st: SignalState, ctx: EvidenceContext): number | null {
 const usualText = (st: SignalState) => (st.usualFrom === 'prior_hour' ? 'its level in the hour before the window' : 'its usual level');
 
 function limitOf(ctx: EvidenceContext, family: string): { value: number; text: (v: number) => string } | null {
-  const st = worst(ctx, family);
+  const st = largest(ctx, family);
   const bound = st ? (st.signal.last ?? st.signal.max) : null;
   if (st && bound !== null && bound > 0) return { value: bound, text: (v) => val(st, v) };
   const setting = ctx.settings.get(family);
@@ -80,8 +83,9 @@ function atLimit(c: Extract<Condition, { kind: 'atLimit' }>, ctx: EvidenceContex
 }
 
 function level(c: Extract<Condition, { kind: 'level' }>, ctx: EvidenceContext): ConditionResult {
-  const st = worst(ctx, c.family);
-  if (!st) return notMeasured(c.family);
+  // A threshold is in the family's unit: a load average or a context-switch rate is no CPU percentage.
+  const st = worstInUnit(ctx, c.family);
+  if (!st) return worst(ctx, c.family) ? unknown(c.family, `no ${label(c.family)} series in the family's own unit, so its level cannot be set against a threshold`) : notMeasured(c.family);
   const raw = c.over === 'peak' ? st.signal.max : c.over === 'low' ? st.signal.min : st.sustained;
   const v = scaled(st, raw);
   if (v === null) return notMeasured(c.family);
@@ -125,8 +129,10 @@ function change(c: Extract<Condition, { kind: 'rise' | 'fall' }>, ctx: EvidenceC
   const times = Number.isFinite(factor) ? `${factor >= 10 ? Math.round(factor) : Math.round(factor * 10) / 10}x` : 'from zero';
   const line = `${label(c.family)} (${st.signal.metric}) ${dir === 'up' ? 'rose' : 'fell'} from ${usualText(st)} of ${val(st, st.usual)} to ${val(st, extreme)} (${times})${st.signal.shiftAt ? ` from ${clock(st.signal.shiftAt)}` : ''}`;
   // A plain statistical wobble is not a change: the providers' shift test must agree, or the move must be large.
-  const real = deviatesBadly(st.signal) || st.elevatedAtStart || factor >= 2 * c.factor || st.shape === 'ramp' || st.shape === 'step';
-  if (factor < c.factor || !real) return fails(c.family, `${label(c.family)} stayed near ${usualText(st)} of ${val(st, st.usual)} (at most ${val(st, extreme)})`);
+  const real = deviatesBadly(st.signal) || st.elevatedAtStart || factor >= 2 * c.factor || st.shape === 'ramp';
+  // A count that moved by one or two (threads running 1 → 2) is no change, whatever its ratio.
+  const tiny = st.signal.unit === 'count' && st.usual !== null && extreme !== null && Math.abs(extreme - st.usual) * st.signal.scale < MIN_COUNT_CHANGE;
+  if (factor < c.factor || !real || tiny) return fails(c.family, `${label(c.family)} stayed near ${usualText(st)} of ${val(st, st.usual)} (at most ${val(st, extreme)})`);
   const back = recovered(st.signal) ? `, and was back to ${val(st, st.signal.last)} by the end of the window` : '';
   return holds(c.family, `${line}${back}`, factorMagnitude(factor), onsetOf(st, ctx));
 }
@@ -195,7 +201,12 @@ function eventOrLog(c: Extract<Condition, { kind: 'event' | 'log' }>, ctx: Evide
   const ev = ctx.events.find((e) => kinds.includes(e.kind as (typeof kinds)[number]));
   if (ev) return holds(null, `${ev.kind.replace(/_/g, ' ')} at ${clock(ev.at)} (${ev.text})`, 0.8, ev.at);
   const log = patterns.map((p) => [p, ctx.logPatterns.get(p)] as const).find(([, v]) => v !== undefined);
-  if (log && log[1]) return holds(null, `the database log shows ${log[1].count} "${log[0].replace(/_/g, ' ')}" line${log[1].count === 1 ? '' : 's'} from ${clock(log[1].at)}`, 0.75, log[1].at);
+  if (log && log[1]) {
+    const text = `the database log shows ${log[1].count} "${log[0].replace(/_/g, ' ')}" line${log[1].count === 1 ? '' : 's'} from ${clock(log[1].at)}`;
+    // A restart or promotion the uptime metrics were measured for and do not show stands only with them.
+    const unseen = kinds.length > 0 && ctx.read.events && !ctx.events.some((e) => kinds.includes(e.kind as (typeof kinds)[number]));
+    return unseen ? { ...holds(null, `${text}; the uptime and role metrics show no such event in the window`, 0.5, log[1].at), chronic: true } : holds(null, text, 0.75, log[1].at);
+  }
   const eventsRead = kinds.length > 0 && ctx.read.events;
   const logsRead = patterns.length > 0 && ctx.read.logs;
   if (eventsRead || logsRead) return fails(null, `no ${[...kinds, ...patterns].map((k) => k.replace(/_/g, ' ')).join(' or ')} ${logsRead ? 'line in the database log' : 'event'} in the window`);

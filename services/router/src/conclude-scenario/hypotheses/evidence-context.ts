@@ -1,4 +1,5 @@
 import type { EvidenceFactV1 } from '@aoc/contracts';
+import { isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
 import { deviatesBadly, familySignals, type FamilySignal } from '../family-rules';
 import { signalState, type SignalState } from './signal-state';
 
@@ -119,6 +120,18 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
   events.push(...kept);
   const w = window ? { from: Date.parse(window.from), to: Date.parse(window.to) } : null;
   return { byFamily, events, logPatterns, read, notConfigured, leadStatement, counts, settings, window: w && Number.isFinite(w.from) && Number.isFinite(w.to) ? w : null, onset };
+}
+
+/** The worst series of a family in the family's own unit (CPU in percent, not load average), or null. */
+export function worstInUnit(ctx: EvidenceContext, family: string): SignalState | null {
+  const unit = isMetricFamilyId(family) ? metricFamily(family).unit : null;
+  return ctx.byFamily.get(family)?.find((st) => st.signal.unit === unit) ?? null;
+}
+
+/** The bound a limit family sets: its largest series (max_connections, not the reserved slots). */
+export function largest(ctx: EvidenceContext, family: string): SignalState | null {
+  const states = ctx.byFamily.get(family) ?? [];
+  return [...states].sort((a, b) => (b.signal.last ?? b.signal.max ?? -Infinity) - (a.signal.last ?? a.signal.max ?? -Infinity))[0] ?? null;
 }
 
 /** The worst series of a family, or null when the family was not measured. */

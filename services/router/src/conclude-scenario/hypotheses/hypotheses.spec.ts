@@ -215,4 +215,15 @@ describe('hypotheses', () => {
     // A state whose onset is far from the symptom's does not lead on its own either.
     expect(chooseLead([h('restart', { state: true, fit: 0.3, magnitude: 0.8 }), h('deadlocks', { families: ['deadlocks'], magnitude: 0.6 })], 'deadlocks')?.mode.id).toBe('deadlocks');
   });
+
+  it('a level threshold reads only series in the family unit, a limit is the largest of its family, and a count that moved by one is no change', () => {
+    const switches = metric({ family: 'cpu', metric: 'node_context_switches_total', unit: 'per_second', shape: flat(4700) });
+    expect(evaluateCondition({ kind: 'level', family: 'cpu', over: 'sustained', atLeast: 90 }, buildContext([switches], WINDOW, null)).result).toBe('unknown');
+    const conns = metric({ family: 'connections', shape: flat(8) });
+    const reserved = { ...metric({ family: 'connection_limit', metric: 'pg_settings_superuser_reserved_connections', bad: 'down', shape: flat(3) }), queryId: 'limit-a' };
+    const max = { ...metric({ family: 'connection_limit', metric: 'pg_settings_max_connections', bad: 'down', shape: flat(100) }), queryId: 'limit-b' };
+    expect(evaluateCondition({ kind: 'atLimit', family: 'connections', limit: 'connection_limit', ratio: 0.9 }, buildContext([conns, reserved, max], WINDOW, null))).toMatchObject({ result: 'fails', line: expect.stringMatching(/8% of the connection limit of 100/) });
+    const threads = metric({ family: 'active_sessions', shape: [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2], score: 8, shiftMinute: 30, prior: 1 });
+    expect(evaluateCondition({ kind: 'rise', family: 'active_sessions', factor: 1.5 }, buildContext([threads], WINDOW, null)).result).toBe('fails');
+  });
 });
