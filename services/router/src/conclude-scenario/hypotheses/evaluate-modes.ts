@@ -152,6 +152,13 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
   };
 }
 
+/** A cause explains an effect only when it is a firm finding that began first (a minute's slack). */
+const FIRM = 0.6;
+function canExplain(cause: Hypothesis, effect: Hypothesis): boolean {
+  if (cause.magnitude < FIRM) return false;
+  return cause.at === null || effect.at === null || cause.at <= effect.at + 60_000;
+}
+
 /** Every mode tested; confirmed ones ranked, those another confirmed mode explains marked and put after it. */
 export function evaluateModes(modes: readonly FailureMode[], ctx: EvidenceContext, asked: readonly string[], orderLead: string | null = null): Hypothesis[] {
   const symptoms = symptomFamilies(ctx, asked);
@@ -168,7 +175,7 @@ export function evaluateModes(modes: readonly FailureMode[], ctx: EvidenceContex
   for (const h of all) if (fault && h.mode.id === 'healthy' && h.verdict === 'confirmed') Object.assign(h, { verdict: 'refuted', deciding: [`the evidence confirms ${fault.mode.name}: ${fault.deciding[0] ?? ''}`], score: 0 });
   const confirmed = all.filter((h) => h.verdict === 'confirmed').sort((a, b) => b.score - a.score);
   for (const h of confirmed) {
-    const by = confirmed.find((o) => o !== h && o.mode.explains.includes(h.mode.id) && !h.mode.explains.includes(o.mode.id));
+    const by = confirmed.find((o) => o !== h && o.mode.explains.includes(h.mode.id) && !h.mode.explains.includes(o.mode.id) && canExplain(o, h));
     if (by) h.explainedBy = by.mode.id;
   }
   const order = (h: Hypothesis) => (h.verdict === 'confirmed' ? (h.explainedBy ? 1 : 0) : h.verdict === 'undetermined' ? 2 : 3);

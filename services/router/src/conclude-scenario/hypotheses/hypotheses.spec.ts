@@ -226,4 +226,15 @@ describe('hypotheses', () => {
     const threads = metric({ family: 'active_sessions', shape: [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2], score: 8, shiftMinute: 30, prior: 1 });
     expect(evaluateCondition({ kind: 'rise', family: 'active_sessions', factor: 1.5 }, buildContext([threads], WINDOW, null)).result).toBe('fails');
   });
+
+  it('a weak or later finding does not explain away a firm one', () => {
+    const conns = metric({ family: 'connections', shape: [10, 10, 10, 10, 30, 59, 59, 59, 59, 59, 59, 59], score: 9, shiftMinute: 20 });
+    const limit = metric({ family: 'connection_limit', bad: 'down', shape: flat(60) });
+    const uptime = metric({ family: 'uptime', unit: 'seconds', bad: 'down', shape: [100, 400, 700, 1000, 1300, 1600, 1900, 2200, 2500, 2800, 3100, 3400] });
+    const loggedRestart: EvidenceFactV1 = { queryId: 'logs', kind: 'event', subject: 'log pattern restart', value: 1, unit: 'lines', attributes: { source: 'logs', pattern: 'restart', family: 'restarts', firstAt: at(5) } };
+    const logsRead: EvidenceFactV1 = { queryId: 'logs', kind: 'count', subject: 'logs: log lines', value: 40, unit: 'lines', attributes: { source: 'logs' } };
+    const out = testHypotheses(thread('failover-restart', ['uptime', 'restarts'], true), [conns, limit, uptime, loggedRestart, logsRead]);
+    expect(out.hypotheses.find((h) => h.mode.id === 'connection-exhaustion')).toMatchObject({ verdict: 'confirmed', explainedBy: null });
+    expect(out.lead?.mode.id).toBe('connection-exhaustion');
+  });
 });
