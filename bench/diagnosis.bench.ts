@@ -4,14 +4,15 @@
  * reviewed managed-database scenarios (suite B, bench/diagnosis/test/cases/*.json: Postgres, MySQL,
  * TiDB, RDS/Aurora as their exporters name things), beside a reference ranker ("family of the
  * most anomalous metric") computed in the same run. Every ticket goes through the whole platform
- * in live mode against one real Prometheus (Debian package) holding both suites.
+ * in live mode against one real Prometheus (Debian package) holding both suites; suite L (the
+ * incident lab's recorded cases, bench/lab/cases) replays into its own Prometheus and Loki API.
  *
  *   npm run bench:diagnosis                         # full run (176 + 39 tickets)
  *   BENCH_QUICK=1 npm run bench:diagnosis           # smoke run: 2 cases per cause, 10 suite-B cases
  *   npm run bench:diagnosis -- --json out.json      # also write every result as JSON
  *
  * Env knobs: BENCH_QUICK, BENCH_DIAGNOSIS_CONCURRENCY (4), BENCH_DIAGNOSIS_TIMEOUT_MS (180000),
- * BENCH_DIAGNOSIS_SUITES (A,B), BENCH_DIAGNOSIS_ONLY (regex on case ids), BENCH_DBSHERLOCK_DIR.
+ * BENCH_DIAGNOSIS_SUITES (A,B,L), BENCH_DIAGNOSIS_ONLY (regex on case ids), BENCH_DBSHERLOCK_DIR.
  * Rules (conversion, generator, scoring): bench/diagnosis/README.md.
  *
  * Exit code: 0 whatever the scores (targets are reported as PASS/MISS, never enforced here);
