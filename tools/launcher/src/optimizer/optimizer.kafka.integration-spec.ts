@@ -37,15 +37,7 @@ function readCandidate(text: string, into: OptimizerCandidateEnqueuedV2[]): void
 
 /** The chain's modules, loaded after the demo deployment is set: they read the versioned data at load. */
 async function loadChain() {
-  const [{ FocusController, FocusIteration }, { loadRecordings }, { startPlatform }, { OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS }, { loadExample, runExample }, { localOptimizerPorts, optimizerTransact }] = await Promise.all([
-    import('@aoc/service-optimizer'),
-    import('@aoc/service-provider-executor'),
-    import('../embedded-platform'),
-    import('../examples/example-series'),
-    import('../run-example'),
-    import('./local-optimizer'),
-  ]);
-  return { FocusController, FocusIteration, loadRecordings, startPlatform, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS, loadExample, runExample, localOptimizerPorts, optimizerTransact };
+  return import('./demo-chain');
 }
 
 /**
