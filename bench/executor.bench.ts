@@ -14,7 +14,9 @@ const ROUNDS = QUICK ? 3 : 10;
 const LATENCIES = [400, 120, 80, 60, 250, 90, 70, 300, 50, 110, 40, 150];
 
 function matrixBody(): string {
-  const values = Array.from({ length: 240 }, (_, i) => [1763632800 + i * 15, String(0.04 + (i > 150 ? 0.05 : 0))]);
+  // Samples inside the batch window (10:00-11:00Z on 2026-11-20): the package summarises only those.
+  const start = Date.parse('2026-11-20T10:00:00Z') / 1000;
+  const values = Array.from({ length: 240 }, (_, i) => [start + i * 15, String(0.04 + (i > 150 ? 0.05 : 0))]);
   return JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [{ metric: { cluster: 'c1', instance: '10.0.0.1:10080' }, values }] } });
 }
 
