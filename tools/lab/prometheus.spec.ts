@@ -23,9 +23,15 @@ describe('how a recorded series is stretched', () => {
   });
 });
 
+/** The parts of the generated Prometheus configuration the test reads. */
+interface ScrapeConfig {
+  global: { scrape_interval: string };
+  scrape_configs: { job_name: string; static_configs: { labels: Record<string, string> }[]; metric_relabel_configs?: { regex: string; action: string }[] }[];
+}
+
 describe('scrape config per case', () => {
   it('labels each lane with its case cluster and keeps only that lane’s CPU and mounts', () => {
-    const cfg = JSON.parse(scrapeConfig({ postgres: 'lab-pg-07', mariadb: 'lab-my-03' })) as { global: { scrape_interval: string }; scrape_configs: { job_name: string; static_configs: { labels: Record<string, string> }[]; metric_relabel_configs?: { regex: string; action: string }[] }[] };
+    const cfg = JSON.parse(scrapeConfig({ postgres: 'lab-pg-07', mariadb: 'lab-my-03' })) as ScrapeConfig;
     expect(cfg.global.scrape_interval).toBe('1s');
     const pg = cfg.scrape_configs.find((j) => j.job_name === 'postgres');
     expect(pg?.static_configs.map((s) => s.labels)).toEqual([
@@ -38,6 +44,6 @@ describe('scrape config per case', () => {
       { source_labels: ['cpu'], regex: '|1', action: 'keep' },
       { source_labels: ['mountpoint'], regex: '.*/mnt/pg.*', action: 'drop' },
     ]);
-    expect(JSON.parse(scrapeConfig({})).scrape_configs).toEqual([]);
+    expect((JSON.parse(scrapeConfig({})) as ScrapeConfig).scrape_configs).toEqual([]);
   });
 });
