@@ -62,7 +62,8 @@ export type FamilyConclusion =
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== 'n/a' ? v : null);
-const time = (v: unknown): number | null => {
+/** An ISO time attribute in ms, or null (absent, 'n/a' or unreadable). */
+export const time = (v: unknown): number | null => {
   const s = str(v);
   const t = s ? Date.parse(s) : NaN;
   return Number.isFinite(t) ? t : null;
@@ -143,7 +144,8 @@ export function formatValue(value: number | null, unit: string): string {
 /** A raw value of a signal in its family's unit. */
 const scaled = (s: Pick<FamilySignal, 'scale'>, v: number | null) => (v === null ? null : v * s.scale);
 
-const clock = (ms: number | null) => (ms === null ? 'an unknown time' : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
+/** A time as customers read it (HH:MM UTC). */
+export const clock = (ms: number | null) => (ms === null ? 'an unknown time' : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
 
 /** Deviating in the direction that is bad for its family. */
 export function deviatesBadly(s: FamilySignal): boolean {

@@ -1,5 +1,5 @@
 import { familyLabel } from '@aoc/metric-ontology';
-import { deviatesBadly, formatValue, recovered } from '../family-rules';
+import { clock, deviatesBadly, formatValue, recovered } from '../family-rules';
 import type { Condition } from './failure-modes.data';
 import { largest, worst, worstInUnit, type EvidenceContext } from './evidence-context';
 import { changeFactor, extremeOf, hoursToBound, type SignalState } from './signal-state';
@@ -27,7 +27,6 @@ export interface ConditionResult {
 /** Conditions that read a state rather than a change: they stand on their own, whatever changed first. */
 const STATE_KINDS: ReadonlySet<Condition['kind']> = new Set(['atLimit', 'level', 'nearEmpty', 'event', 'log', 'statement', 'count', 'skew']);
 
-const clock = (ms: number | null) => (ms === null ? 'an unknown time' : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
 const scaled = (st: SignalState, v: number | null) => (v === null ? null : v * st.signal.scale);
 const val = (st: SignalState, v: number | null) => formatValue(scaled(st, v), st.signal.unit);
 const label = (f: string) => familyLabel(f);

@@ -1,6 +1,6 @@
 import type { EvidenceFactV1 } from '@aoc/contracts';
 import { isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
-import { deviatesBadly, familySignals, type FamilySignal } from '../family-rules';
+import { deviatesBadly, familySignals, time, type FamilySignal } from '../family-rules';
 import { signalState, type SignalState } from './signal-state';
 
 /**
@@ -37,11 +37,6 @@ export interface EvidenceContext {
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i.test(v) ? Number(v) : null);
-const time = (v: unknown): number | null => {
-  if (typeof v !== 'string' || v === 'n/a') return null;
-  const t = Date.parse(v);
-  return Number.isFinite(t) ? t : null;
-};
 
 function worstFirst(states: SignalState[]): SignalState[] {
   return [...states].sort((a, b) => {
