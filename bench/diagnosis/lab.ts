@@ -78,6 +78,8 @@ export interface LabResult {
   score: LabScore;
   ms: number;
   customerReply: string;
+  /** Per scenario thread: the questions of its rounds and the modes it tested (for reading a miss, not for scoring). */
+  threads: { scenario: string; questions: string[]; hypotheses: unknown[] }[];
 }
 
 export async function runLab(platform: Platform, sel: LabSelection, concurrency: number, timeoutMs: number, progress: (line: string) => void): Promise<LabResult[]> {
@@ -85,8 +87,8 @@ export async function runLab(platform: Platform, sel: LabSelection, concurrency:
   let done = 0;
   return pool(sel.cases, concurrency, async (e) => {
     const outcome = await runTicket(platform, e.request, timeoutMs);
-    const rows: LabBriefRow[] =
-      outcome.status === 'published' && outcome.runId ? await platform.dataSource.query(`SELECT "scenario", "brief" FROM "router"."scenario_threads" WHERE "run_id" = $1 ORDER BY "scenario_id"`, [outcome.runId]) : [];
+    const rows: (LabBriefRow & { rounds?: { question?: string }[] | null })[] =
+      outcome.status === 'published' && outcome.runId ? await platform.dataSource.query(`SELECT "scenario", "brief", "rounds" FROM "router"."scenario_threads" WHERE "run_id" = $1 ORDER BY "scenario_id"`, [outcome.runId]) : [];
     const lead = leadOf(rows);
     const fold = sel.folds.get(e.case.id) ?? 0;
     done++;
@@ -107,6 +109,11 @@ export async function runLab(platform: Platform, sel: LabSelection, concurrency:
       score: scoreLab(e.case, lead, outcome.customerReply, outcome.status === 'published', vocabulary),
       ms: outcome.ms,
       customerReply: outcome.customerReply.slice(0, 4000),
+      threads: rows.map((r) => ({
+        scenario: r.scenario,
+        questions: (r.rounds ?? []).map((x) => String(x.question ?? '')),
+        hypotheses: ((r.brief as { hypotheses?: unknown[] } | null)?.hypotheses ?? []).slice(0, 12),
+      })),
     };
   });
 }

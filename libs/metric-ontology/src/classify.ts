@@ -15,6 +15,8 @@ export interface MetricClassification {
   scale: number;
   badDirection: BadDirection;
   source: MetricSource;
+  /** The family's representative metric of its source (the ontology's `primary`): planners take it first. */
+  primary: boolean;
   /** The pattern that matched, or null when none did. A pattern may deliberately say `unknown` (settings, exporter internals). */
   patternId: string | null;
   aggregation: MetricAggregation;
@@ -116,6 +118,7 @@ function classifyUncached(given: string): MetricClassification {
     badDirection: pattern?.badDirection ?? family.badDirection,
     source: sourceOf(name, pattern),
     patternId: pattern?.id ?? null,
+    primary: pattern?.primary === true,
     aggregation,
     statistic,
     baseName: component ? name.slice(0, -(component.length + 1)) : matchName,

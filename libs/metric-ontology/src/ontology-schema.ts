@@ -30,6 +30,7 @@ export const METRIC_FAMILY_IDS = [
   'cache_hit',
   'locks',
   'lock_waits',
+  'transaction_age',
   'deadlocks',
   'commits',
   'rollbacks',
@@ -104,6 +105,8 @@ const patternSchema = z
     unit: z.enum(METRIC_UNITS).optional(),
     scale: z.number().positive().optional(),
     badDirection: z.enum(BAD_DIRECTIONS).optional(),
+    /** The family's representative metric of its source (busy CPU seconds, not context switches): planned before its peers. */
+    primary: z.boolean().optional(),
   })
   .strict();
 

@@ -47,7 +47,7 @@ export const EXPORTER_NAMES: readonly Row[] = [
   ['pg_up', 'availability', 'gauge', 'value'],
   ['pg_postmaster_start_time_seconds', 'restarts', 'gauge', 'value'],
   ['pg_stat_activity_count', 'connections', 'gauge', 'value'],
-  ['pg_stat_activity_max_tx_duration', 'statement_latency', 'gauge', 'value'],
+  ['pg_stat_activity_max_tx_duration', 'transaction_age', 'gauge', 'value'],
   ['pg_stat_database_numbackends', 'connections', 'gauge', 'value'],
   ['pg_settings_max_connections', 'connection_limit', 'gauge', 'value'],
   ['pg_settings_work_mem_bytes', 'unknown', 'gauge', 'value'],

@@ -25,7 +25,7 @@ const COMPANIONS: Partial<Record<MetricFamilyId, readonly MetricFamilyId[]>> = {
  */
 const CONTEXT_ORDER: readonly string[] = [
   'statement_latency', 'statement_rate', 'cpu', 'connections', 'connection_limit', 'active_sessions', 'memory', 'swap', 'storage_free', 'storage_used', 'iops', 'io_queue',
-  'io_latency', 'io_throughput', 'replication_lag', 'lock_waits', 'locks', 'deadlocks', 'restarts', 'uptime', 'availability', 'failover', 'wal', 'checkpoints', 'network',
+  'io_latency', 'io_throughput', 'replication_lag', 'lock_waits', 'transaction_age', 'locks', 'deadlocks', 'restarts', 'uptime', 'availability', 'failover', 'wal', 'checkpoints', 'network',
   'maintenance', 'errors', 'rows_read', 'rows_written', 'commits', 'rollbacks', 'cache_hit', 'io_credits', 'cpu_credits', 'iops_limit', 'storage_capacity',
 ];
 /**
@@ -80,7 +80,7 @@ function preference(m: PlanningMetricV1): number {
 /** Metrics of a family, one per base name, best first. Histogram parts other than buckets are left out. */
 function candidates(metrics: readonly PlanningMetricV1[], family: string): PlanningMetricV1[] {
   const usable = metrics.filter((m) => m.family === family && !(m.kind === 'histogram' && !m.name.endsWith('_bucket')));
-  const sorted = [...usable].sort((a, b) => preference(a) - preference(b) || a.name.localeCompare(b.name));
+  const sorted = [...usable].sort((a, b) => preference(a) - preference(b) || Number(b.primary === true) - Number(a.primary === true) || a.name.localeCompare(b.name));
   const seen = new Set<string>();
   return sorted.filter((m) => (seen.has(baseOf(m.name)) ? false : (seen.add(baseOf(m.name)), true)));
 }

@@ -21,6 +21,8 @@ export const PlanningMetricV1 = z.object({
   badDirection: z.enum(['up', 'down', 'both']),
   unit: z.string().default('unknown'),
   labelKeys: z.array(z.string()),
+  /** The family's representative metric (ontology `primary`); older catalogues and models leave it out. */
+  primary: z.boolean().optional(),
 });
 export type PlanningMetricV1 = z.infer<typeof PlanningMetricV1>;
 
@@ -64,7 +66,7 @@ export function toPlanningCatalog(listed: EvidenceCatalogListedV1): PlanningCata
     logsLabel: listed.logsLabel,
     metrics: listed.metrics.map((m) => {
       const c = classifyMetric(m.name);
-      return { name: m.name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, unit: c.unit, labelKeys: m.labelKeys };
+      return { name: m.name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, unit: c.unit, labelKeys: m.labelKeys, primary: c.primary };
     }),
   };
 }

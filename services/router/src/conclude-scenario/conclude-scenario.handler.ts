@@ -78,7 +78,7 @@ export class ConcludeScenarioHandler {
         target: thread.target,
         window: thread.window,
         refinement: true,
-        comparison: { kind: step.kind, windows: priorDailyWindows(thread.window) },
+        ...(step.kind === 'prior_7_daily_same_clock' ? { comparison: { kind: step.kind, windows: priorDailyWindows(thread.window) } } : {}),
       });
       return;
     }

@@ -1,7 +1,8 @@
 import { AgentRuntime, BuiltinRegistry, chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime';
 import type { EvidenceFactV1 } from '@aoc/contracts';
 import { builtinDiagnose, diagnoseTurn, registerBuiltinDiagnostic, type DiagnosticInputV1 } from './diagnostic.agent';
-import { priorDailyWindows } from './refinement-rules';
+import { OPEN_HYPOTHESES_KIND } from './hypotheses/open-evidence';
+import { REFINEMENT_RULES, priorDailyWindows } from './refinement-rules';
 
 const WINDOW = { from: '2026-11-21T14:00:00.000Z', to: '2026-11-21T15:00:00.000Z' };
 
@@ -41,7 +42,7 @@ const input = (over: Partial<DiagnosticInputV1> = {}): DiagnosticInputV1 => ({
 const history = (peakOf: (day: number) => number | null) => ({
   round: 1,
   status: 'complete',
-  question: 'prior days',
+  question: REFINEMENT_RULES.find((r) => r.scenario === 'cpu-saturation')?.question ?? '',
   facts: [1, 2, 3, 4, 5, 6, 7].flatMap((d) => {
     const peak = peakOf(d);
     return peak === null ? [] : [metric(`cpu_by_component_prior_${d}d`, 2.8, peak)];
@@ -62,10 +63,22 @@ describe('built-in diagnostic agent', () => {
     });
   });
 
-  it('concludes at once when the first round shows no peak worth comparing', () => {
+  it('asks for the series its open failure modes need when the first round shows no peak worth comparing', () => {
     const out = builtinDiagnose(input({ rounds: [round0([metric('cpu_by_component', 2.8, 3)])] }));
+    expect(out).toMatchObject({ decision: 'refine', brief: null, refinement: { kind: OPEN_HYPOTHESES_KIND } });
+    // A neutral question: families to measure, never the suspicion.
+    expect(out.refinement?.question).toMatch(/^How did .+ change across the window\?$/);
+    expect(out.refinement?.question).toContain('query rate');
+    expect(out.refinement?.question).not.toMatch(/suspect|hypothes|cause/i);
+  });
+
+  it('concludes after the open-hypotheses round, reading it as more evidence rather than as history', () => {
+    const asked = builtinDiagnose(input({ rounds: [round0([metric('cpu_by_component', 2.8, 3)])] }));
+    const second = { ...history(() => null), question: asked.refinement?.question ?? '', facts: [] };
+    const out = builtinDiagnose(input({ round: 1, refinementAvailable: false, rounds: [round0([metric('cpu_by_component', 2.8, 3)]), second] }));
     expect(out.decision).toBe('conclude');
     expect(out.brief?.leadingMechanism.strength).toBe('weak');
+    expect(out.brief?.undetermined.join(' ')).not.toContain('prior seven days');
   });
 
   it('lowers severity and says the load recurs when most prior days peaked alike', () => {
@@ -91,7 +104,7 @@ describe('built-in diagnostic agent', () => {
   it('leads, weakly, with the most anomalous series of a metric no rule knows', () => {
     const unknown = metric('mystery_metric', 10, 95, { anomalyScore: 41.2, baselineMedian: 10, recentMedian: 90, shiftAt: '2026-11-21T14:20:00.000Z' }, 'instance=x');
     const quiet = metric('other_metric', 5, 5.2, { anomalyScore: 0.4, baselineMedian: 5, recentMedian: 5.1 }, '');
-    const out = builtinDiagnose(input({ scenario: 'general-health', rounds: [round0([quiet, unknown])] }));
+    const out = builtinDiagnose(input({ scenario: 'general-health', refinementAvailable: false, rounds: [round0([quiet, unknown])] }));
     expect(out.brief?.leadingMechanism).toEqual({
       statement: 'Unclassified metric (mystery_metric) rose from its usual level of 10 to 95, starting at 14:20 UTC (highest at 14:05 UTC).',
       strength: 'weak',

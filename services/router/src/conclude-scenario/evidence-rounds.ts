@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EvidenceBatchMaterializedV1 } from '@aoc/contracts';
 import type { EvidenceRecord, EvidenceRound, ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
 import type { DiagnosticInputV1 } from './diagnostic.agent';
+import { OPEN_HYPOTHESES_KIND } from './hypotheses/open-evidence';
 import { MECHANISM_RULES_VERSION } from './mechanism-rules';
 import { REFINEMENT_RULES, REFINEMENT_RULES_VERSION } from './refinement-rules';
 
@@ -73,7 +74,7 @@ export function diagnosticInput(thread: ScenarioThreadEntity, rounds: EvidenceRo
     reportedOnset: thread.reportedOnset ? new Date(thread.reportedOnset).toISOString() : null,
     round: thread.round,
     refinementAvailable: thread.round === 0 && thread.provider !== 'none' && thread.window !== null,
-    refinementKinds: [...new Set(REFINEMENT_RULES.filter((r) => r.scenario === thread.scenario).map((r) => r.kind))],
+    refinementKinds: [...new Set<string>([...REFINEMENT_RULES.filter((r) => r.scenario === thread.scenario).map((r) => r.kind), OPEN_HYPOTHESES_KIND])],
     rounds: rounds.map((r) => ({ round: r.round, status: r.status, question: r.question, facts: r.facts, observations: r.observations, gaps: r.gaps, failures: r.failures })),
     rulesVersion: `${MECHANISM_RULES_VERSION}+${REFINEMENT_RULES_VERSION}`,
   };

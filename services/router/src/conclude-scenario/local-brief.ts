@@ -5,7 +5,8 @@ import { familyLabel } from '@aoc/metric-ontology';
 import { concludeByFamily, emptyFamilies, type FamilyConclusion } from './family-rules';
 import { fireRule, type FiredRule } from './mechanism-rules';
 import { compareWithHistory, type RefinementRule } from './refinement-rules';
-import { hypothesisBrief, hypothesisSummary, missingEvidence, testHypotheses } from './hypotheses/hypothesis-brief';
+import { hypothesisBrief, hypothesisSummary, missingEvidence, testHypotheses, type HypothesisOutcome } from './hypotheses/hypothesis-brief';
+import { openEvidence, type OpenEvidence } from './hypotheses/open-evidence';
 
 export interface ThreadView {
   scenario: string;
@@ -29,6 +30,22 @@ function firedFamily(fired: FiredRule, facts: readonly EvidenceFactV1[]): string
   const query = first && 'query' in first ? first.query : first?.queries[0];
   const family = facts.find((f) => f.queryId === query && typeof f.attributes['family'] === 'string')?.attributes['family'];
   return typeof family === 'string' ? family : null;
+}
+
+/** The family rules' conclusion and the failure modes tested against the facts, for one thread. */
+function testThread(thread: ThreadView, facts: readonly EvidenceFactV1[]): { byFamily: FamilyConclusion | null; tested: HypothesisOutcome } {
+  const needed = neededFamilies(thread.scenario);
+  const onset = thread.reportedOnset ? new Date(thread.reportedOnset).getTime() : null;
+  const byFamily = concludeByFamily(facts, needed.families, thread.window ?? null, { strict: needed.strict, onset });
+  const orderLead = byFamily?.kind === 'cause' ? byFamily.family : null;
+  const general = !needed.strict || needed.families.length === 0;
+  return { byFamily, tested: testHypotheses({ scenario: thread.scenario, families: needed.families, general, window: thread.window ?? null, onset, orderLead }, facts) };
+}
+
+/** What the thread's still-open failure modes need measured next (the hypothesis-driven round), or null. */
+export function openHypothesisRequest(thread: ThreadView, facts: readonly EvidenceFactV1[]): OpenEvidence | null {
+  const { tested } = testThread(thread, facts);
+  return openEvidence(tested.hypotheses, tested.context, emptyFamilies(facts));
 }
 
 /** Everything the diagnostic agent consumed over its rounds, in order. */
@@ -155,13 +172,8 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
       undetermined: cap(undetermined, fired.openLink ? [fired.openLink.slice(0, 500)] : []),
     };
   }
-  const needed = neededFamilies(thread.scenario);
-  const onset = thread.reportedOnset ? new Date(thread.reportedOnset).getTime() : null;
   const empty = emptyFamilies(evidence.facts).map((f) => `no ${familyLabel(f)} data: the query for it returned no series for the window`);
-  // Failure modes first: each the scenario tests is confirmed, refuted or left open against the evidence.
-  const byFamily = concludeByFamily(evidence.facts, needed.families, thread.window ?? null, { strict: needed.strict, onset });
-  const orderLead = byFamily?.kind === 'cause' ? byFamily.family : null;
-  const tested = testHypotheses({ scenario: thread.scenario, families: needed.families, general: !needed.strict || needed.families.length === 0, window: thread.window ?? null, onset, orderLead }, evidence.facts);
+  const { byFamily, tested } = testThread(thread, evidence.facts);
   if (tested.lead && !options.refinement) {
     return hypothesisBrief({ ...tested, lead: tested.lead }, { observations, strongestAlternative: thread.strongestAlternative, workloadAttribution: workloadAttribution(evidence.facts), undetermined: [...empty, ...undetermined] });
   }

@@ -38,6 +38,12 @@ describe('log patterns engineers look for', () => {
     // Routine checkpoint lines are no warning.
     ['LOG:  checkpoint starting: shutdown immediate', 'other'],
     ['LOG:  checkpoint complete: wrote 3 buffers (0.0%)', 'other'],
+    // A standby's restart point is its checkpoint, not a restart of the server.
+    ['LOG:  recovery restart point at 0/A3E0C28', 'other'],
+    ['LOG:  restartpoint starting: wal', 'other'],
+    // MariaDB names a full volume through the table or the file it could not grow.
+    ["[ERROR] mariadbd: The table 'uploads' is full", 'disk'],
+    ['[ERROR] InnoDB: preallocating 4194304 bytes for file /var/lib/mysql/shop/uploads.ibd failed with error 28', 'disk'],
   ])('%s is %s', (line, pattern) => {
     expect(linePattern(line)).toBe(pattern);
   });

@@ -59,7 +59,7 @@ const PATTERN_TABLE: readonly [LogPattern, RegExp][] = [
   ['checkpoint', /checkpoints are occurring too frequently|consider increasing (?:the configuration parameter )?"?max_wal_size|age of the last checkpoint|checkpoint request failed|could not complete checkpoint/i],
   [
     'restart',
-    /database system is ready to accept|database system was (?:shut down|interrupted)|database system is shut ?down|starting postgresql|all server processes terminated|terminating any other active server processes|received (?:fast|smart|immediate) shutdown|\bshutting down\b|\brestart(?:s|ed|ing)?\b(?! (?:the )?transaction)|\bstart(?:ed|ing) (?:server|up)\b|ready for connections|shutdown complete|normal shutdown|starting (?:mariadb|mysql)|starting crash recovery/i,
+    /database system is ready to accept|database system was (?:shut down|interrupted)|database system is shut ?down|starting postgresql|all server processes terminated|terminating any other active server processes|received (?:fast|smart|immediate) shutdown|\bshutting down\b|\brestart(?:s|ed|ing)?\b(?! (?:the )?transaction| point)|\bstart(?:ed|ing) (?:server|up)\b|ready for connections|shutdown complete|normal shutdown|starting (?:mariadb|mysql)|starting crash recovery/i,
   ],
   ['failover', /fail ?over|switchover|\bpromot(?:e|ed|ing|ion)\b|new (?:primary|leader|timeline)|selected new timeline|became (?:primary|leader)|leader (?:change|elected)|received promote request/i],
   ['deadlock', /deadlock/i],
@@ -70,7 +70,7 @@ const PATTERN_TABLE: readonly [LogPattern, RegExp][] = [
   ['connection_limit', /too many (?:connections|clients)|remaining connection slots are reserved|connection limit exceeded|max_user_connections|is blocked because of many connection errors/i],
   ['connection', /connection (?:refused|reset|timed out)|could not connect|terminating connection|could not receive data from client|unexpected eof on client connection|broken pipe|aborted connection|got (?:an error|timeout) reading communication packets/i],
   ['authentication', /authentication failed|no pg_hba\.conf entry|permission denied|access denied for user/i],
-  ['disk', /no space left on device|could not extend file|disk (?:full|quota)|disk is full|could not write to file|errcode: 28|waiting for someone to free (?:some )?space/i],
+  ['disk', /no space left on device|could not extend file|disk (?:full|quota)|disk is full|could not write to file|errcode: 28|waiting for someone to free (?:some )?space|the table '[^']*' is full|preallocating \d+ bytes for file .* failed/i],
   ['temp_file', /temporary file: path|temporary file .*size \d+/i],
   ['redo_log', /log sequence number|innodb: .*redo log|redo log .*(?:full|capacity)|innodb_log_file_size/i],
   [

@@ -54,22 +54,33 @@ function onsetOf(st: SignalState, ctx: EvidenceContext): number | null {
 
 const usualText = (st: SignalState) => (st.usualFrom === 'prior_hour' ? 'its level in the hour before the window' : 'its usual level');
 
-function limitOf(ctx: EvidenceContext, family: string): { value: number; text: (v: number) => string } | null {
-  const st = largest(ctx, family);
+/**
+ * The bound a limit family sets for a series: its largest series in the same unit (free bytes are
+ * set against capacity in bytes, never an inode count), else the setting of that name.
+ */
+function limitOf(ctx: EvidenceContext, family: string, of: SignalState): { value: number; text: (v: number) => string } | null {
+  const st = largest(ctx, family, of.signal.unit);
   const bound = st ? (st.signal.last ?? st.signal.max) : null;
-  if (st && bound !== null && bound > 0) return { value: bound, text: (v) => val(st, v) };
+  if (st && bound !== null && bound > 0) return { value: (bound * st.signal.scale) / of.signal.scale, text: (v) => val(of, v) };
   const setting = ctx.settings.get(family);
   return setting !== undefined && setting > 0 ? { value: setting, text: (v) => formatValue(v, 'count') } : null;
 }
 
+/** A used or free amount this far past its bound was not measured on the same thing (a database's size against another volume). */
+const BEYOND_BOUND = 1.05;
+
+/** The series a level against a bound is read from: the worst in the family's own unit, else the worst. */
+const boundedSeries = (ctx: EvidenceContext, family: string) => worstInUnit(ctx, family) ?? worst(ctx, family);
+
 function atLimit(c: Extract<Condition, { kind: 'atLimit' }>, ctx: EvidenceContext): ConditionResult {
-  const st = worst(ctx, c.family);
+  const st = boundedSeries(ctx, c.family);
   if (!st) return notMeasured(c.family);
-  const limit = limitOf(ctx, c.limit);
+  const limit = limitOf(ctx, c.limit, st);
   if (!limit) return unknown(c.family, `${label(c.limit)} is not measured, so ${label(c.family)} cannot be set against it`);
   const peak = st.signal.max;
   if (peak === null) return notMeasured(c.family);
   const ratio = peak / limit.value;
+  if (ratio > BEYOND_BOUND) return unknown(c.family, `${label(c.family)} (${val(st, peak)}) exceeds the ${label(c.limit)} read (${limit.text(limit.value)}): the two series are not of the same resource`);
   const startRatio = st.start !== null ? st.start / limit.value : 0;
   if (ratio < c.ratio) return fails(c.family, `${label(c.family)} peaked at ${val(st, peak)}, ${pct(ratio)} of the ${label(c.limit)} of ${limit.text(limit.value)}`);
   const already = startRatio >= c.ratio;
@@ -101,11 +112,12 @@ function level(c: Extract<Condition, { kind: 'level' }>, ctx: EvidenceContext): 
 }
 
 function nearEmpty(c: Extract<Condition, { kind: 'nearEmpty' }>, ctx: EvidenceContext): ConditionResult {
-  const st = worst(ctx, c.family);
+  const st = boundedSeries(ctx, c.family);
   if (!st) return notMeasured(c.family);
   const low = st.signal.min;
   if (low === null) return notMeasured(c.family);
-  const cap = c.capacity ? limitOf(ctx, c.capacity) : null;
+  const cap = c.capacity ? limitOf(ctx, c.capacity, st) : null;
+  if (cap && low > cap.value * BEYOND_BOUND) return unknown(c.family, `${label(c.family)} (${val(st, low)}) exceeds the ${label(c.capacity ?? c.family)} read (${cap.text(cap.value)}): the two series are not of the same resource`);
   const reference = cap?.value ?? st.usual ?? st.signal.first;
   if (reference === null || reference <= 0) return unknown(c.family, `no capacity or usual level to set ${label(c.family)} against`);
   const share = low / reference;

@@ -124,8 +124,8 @@ export function worstInUnit(ctx: EvidenceContext, family: string): SignalState |
 }
 
 /** The bound a limit family sets: its largest series (max_connections, not the reserved slots). */
-export function largest(ctx: EvidenceContext, family: string): SignalState | null {
-  const states = ctx.byFamily.get(family) ?? [];
+export function largest(ctx: EvidenceContext, family: string, unit?: string): SignalState | null {
+  const states = (ctx.byFamily.get(family) ?? []).filter((st) => unit === undefined || st.signal.unit === unit);
   return [...states].sort((a, b) => (b.signal.last ?? b.signal.max ?? -Infinity) - (a.signal.last ?? a.signal.max ?? -Infinity))[0] ?? null;
 }
 

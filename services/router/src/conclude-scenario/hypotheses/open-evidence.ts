@@ -1,0 +1,94 @@
+import { MAX_QUERIES_PER_BATCH } from '@aoc/contracts';
+import { familiesInText, familyLabel, familyWords, isMetricFamilyId } from '@aoc/metric-ontology';
+import type { Hypothesis } from './evaluate-modes';
+import type { EvidenceContext } from './evidence-context';
+import type { Clause, Condition, FailureMode } from './failure-modes.data';
+
+/**
+ * The hypothesis-driven second round: after the first batch, the modes left undetermined because
+ * a family they read was never measured name those families, and the diagnostic agent asks for
+ * them in one neutral question (families only, never the suspicion). An on-call engineer does the
+ * same: the symptom's own series first, then the series that tell the open causes apart.
+ */
+export const OPEN_HYPOTHESES_KIND = 'open_hypotheses';
+
+/** Families asked at most: the batch holds no more queries than this anyway. */
+const MAX_ASKED = MAX_QUERIES_PER_BATCH;
+
+export interface OpenEvidence {
+  families: string[];
+  /** The modes whose evidence the question asks for, in the order their families were taken. */
+  modes: string[];
+  question: string;
+  stopCondition: string;
+}
+
+function conditionFamilies(c: Condition): string[] {
+  switch (c.kind) {
+    case 'atLimit':
+      return [c.family, c.limit];
+    case 'nearEmpty':
+      return c.capacity ? [c.family, c.capacity] : [c.family];
+    case 'outpaces':
+      return [c.family, c.other];
+    case 'before':
+      return [c.first, c.then];
+    case 'event':
+    case 'log':
+    case 'statement':
+    case 'quiet':
+      return [];
+    default:
+      return [c.family];
+  }
+}
+
+function clauseFamilies(clause: Clause): string[] {
+  if (!('anyOf' in clause)) return conditionFamilies(clause);
+  return clause.anyOf.flatMap((alt) => ('allOf' in alt ? alt.allOf.flatMap(conditionFamilies) : conditionFamilies(alt)));
+}
+
+/** The families a mode reads to decide its signature, then the rest of its declared evidence. */
+export function modeFamilies(mode: FailureMode): string[] {
+  return [...new Set([...mode.signature.flatMap(clauseFamilies), ...mode.evidence.families])];
+}
+
+/** Words the Evidence Agent's planner maps back to exactly this family (its label, else its first word that does). */
+export function familyPhrase(family: string): string | null {
+  if (!isMetricFamilyId(family)) return null;
+  const maps = (text: string) => familiesInText(text).some((m) => m.family === family);
+  const label = familyLabel(family);
+  if (maps(label)) return label;
+  return familyWords(family).find(maps) ?? null;
+}
+
+/**
+ * The families to ask for next, or null when nothing open needs a family the first round did not
+ * read. Families are taken breadth first over the undetermined modes in their ranking order (each
+ * mode's deciding family before any mode's second one), skipping those measured (with series, or
+ * queried and found empty).
+ */
+export function openEvidence(hypotheses: readonly Hypothesis[], ctx: EvidenceContext, emptyFamilies: readonly string[]): OpenEvidence | null {
+  const measured = new Set<string>([...ctx.byFamily.keys(), ...emptyFamilies]);
+  const open = hypotheses.filter((h) => h.verdict === 'undetermined' && h.mode.id !== 'healthy');
+  const wanted = open.map((h) => ({ mode: h.mode.id, families: modeFamilies(h.mode).filter((f) => !measured.has(f) && familyPhrase(f) !== null) })).filter((w) => w.families.length > 0);
+  const families: string[] = [];
+  const modes: string[] = [];
+  for (let depth = 0; families.length < MAX_ASKED && wanted.some((w) => w.families.length > depth); depth++) {
+    for (const w of wanted) {
+      const f = w.families[depth];
+      if (f === undefined || families.includes(f) || families.length >= MAX_ASKED) continue;
+      families.push(f);
+      if (!modes.includes(w.mode)) modes.push(w.mode);
+    }
+  }
+  if (families.length === 0) return null;
+  const phrases = families.map((f) => familyPhrase(f) as string);
+  const list = phrases.length === 1 ? phrases[0] : `${phrases.slice(0, -1).join(', ')} and ${phrases[phrases.length - 1]}`;
+  return {
+    families,
+    modes,
+    question: `How did ${list} change across the window?`.slice(0, 1000),
+    stopCondition: 'Each named series is available for the window, or the provider reports that it holds none.',
+  };
+}
