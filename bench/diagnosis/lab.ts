@@ -79,7 +79,7 @@ export interface LabResult {
   ms: number;
   customerReply: string;
   /** Per scenario thread: the questions of its rounds and the modes it tested (for reading a miss, not for scoring). */
-  threads: { scenario: string; questions: string[]; hypotheses: unknown[] }[];
+  threads: { scenario: string; questions: string[]; hypotheses: unknown[]; facts?: string[][] }[];
 }
 
 export async function runLab(platform: Platform, sel: LabSelection, concurrency: number, timeoutMs: number, progress: (line: string) => void): Promise<LabResult[]> {
@@ -87,7 +87,7 @@ export async function runLab(platform: Platform, sel: LabSelection, concurrency:
   let done = 0;
   return pool(sel.cases, concurrency, async (e) => {
     const outcome = await runTicket(platform, e.request, timeoutMs);
-    const rows: (LabBriefRow & { rounds?: { question?: string }[] | null })[] =
+    const rows: (LabBriefRow & { rounds?: { question?: string; facts?: { queryId: string; kind: string; subject: string; value: unknown; attributes: Record<string, unknown> }[] }[] | null })[] =
       outcome.status === 'published' && outcome.runId ? await platform.dataSource.query(`SELECT "scenario", "brief", "rounds" FROM "router"."scenario_threads" WHERE "run_id" = $1 ORDER BY "scenario_id"`, [outcome.runId]) : [];
     const lead = leadOf(rows);
     const fold = sel.folds.get(e.case.id) ?? 0;
@@ -113,6 +113,10 @@ export async function runLab(platform: Platform, sel: LabSelection, concurrency:
         scenario: r.scenario,
         questions: (r.rounds ?? []).map((x) => String(x.question ?? '')),
         hypotheses: ((r.brief as { hypotheses?: unknown[] } | null)?.hypotheses ?? []).slice(0, 12),
+        // BENCH_LAB_FACTS=1: each round's facts, compact, for reading a miss.
+        ...(process.env['BENCH_LAB_FACTS'] === '1'
+          ? { facts: (r.rounds ?? []).map((x) => (x.facts ?? []).map((f) => `${f.queryId} ${f.kind} ${f.subject} = ${JSON.stringify(f.value)} [${String(f.attributes['family'] ?? '')}] first=${String(f.attributes['first'] ?? '')} min=${String(f.attributes['min'] ?? '')} prior=${String(f.attributes['priorMedian'] ?? '')} shape=${String(f.attributes['shape'] ?? '')}`)) }
+          : {}),
       })),
     };
   });

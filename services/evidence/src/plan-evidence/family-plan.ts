@@ -114,7 +114,7 @@ export function groupedExpression(metrics: readonly PlanningMetricV1[], label: s
 /** Metrics of one gauge group, at most this many (the regex stays short and the result bounded). */
 const MAX_GROUP = 8;
 
-/** The query units of a family, best first: its gauges grouped by aggregator, then each counter or histogram alone. */
+/** The query units of a family, best first: the one with its primary metric, its gauges grouped by aggregator, then each counter or histogram alone. */
 function unitsOf(metrics: readonly PlanningMetricV1[], family: string): PlanningMetricV1[][] {
   const all = candidates(metrics, family);
   const groups = new Map<string, PlanningMetricV1[]>();
@@ -129,7 +129,9 @@ function unitsOf(metrics: readonly PlanningMetricV1[], family: string): Planning
     if (group.length < MAX_GROUP) group.push(m);
     groups.set(key, group);
   }
-  return [...groups.values(), ...singles];
+  // The unit holding the family's representative metric goes first (busy CPU seconds before load averages).
+  const units = [...groups.values(), ...singles];
+  return [...units.filter((u) => u.some((m) => m.primary === true)), ...units.filter((u) => !u.some((m) => m.primary === true))];
 }
 
 function slug(family: string, n: number): string {

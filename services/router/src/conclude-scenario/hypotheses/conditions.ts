@@ -1,4 +1,4 @@
-import { familyLabel } from '@aoc/metric-ontology';
+import { familyLabel, isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
 import { clock, deviatesBadly, formatValue, recovered } from '../family-rules';
 import type { Condition } from './failure-modes.data';
 import { largest, worst, worstInUnit, type EvidenceContext } from './evidence-context';
@@ -130,9 +130,29 @@ function nearEmpty(c: Extract<Condition, { kind: 'nearEmpty' }>, ctx: EvidenceCo
   return fails(c.family, `${label(c.family)} stayed at ${val(st, low)} or more (${pct(share)} ${of})`);
 }
 
+type Floored = { family: string; atLeast?: number; unit?: string };
+
+/** The series a floored condition reads: the worst in the floor's unit; without a floor, the worst. */
+function flooredSeries(c: Floored, ctx: EvidenceContext): SignalState | ConditionResult {
+  if (c.atLeast === undefined) return worst(ctx, c.family) ?? notMeasured(c.family);
+  const unit = c.unit ?? (isMetricFamilyId(c.family) ? metricFamily(c.family).unit : 'unknown');
+  const st = worstInUnit(ctx, c.family, unit);
+  if (st) return st;
+  return worst(ctx, c.family) ? unknown(c.family, `no ${label(c.family)} series in ${unit}, so the size of its change cannot be judged`) : notMeasured(c.family);
+}
+
+/** A change whose extreme stays under the condition's floor: too small to matter, whatever its ratio. */
+function underFloor(c: Floored, st: SignalState, extreme: number | null): ConditionResult | null {
+  if (c.atLeast === undefined || extreme === null || extreme * st.signal.scale >= c.atLeast) return null;
+  return fails(c.family, `${label(c.family)} (${st.signal.metric}) reached only ${val(st, extreme)}, below the ${formatValue(c.atLeast, st.signal.unit)} that would matter`);
+}
+
+const isState = (x: SignalState | ConditionResult): x is SignalState => 'signal' in x;
+
 function change(c: Extract<Condition, { kind: 'rise' | 'fall' }>, ctx: EvidenceContext): ConditionResult {
-  const st = worst(ctx, c.family);
-  if (!st) return notMeasured(c.family);
+  const found = flooredSeries(c, ctx);
+  if (!isState(found)) return found;
+  const st = found;
   const dir = c.kind === 'rise' ? 'up' : 'down';
   const factor = changeFactor(st, dir);
   if (factor === null) return notMeasured(c.family);
@@ -144,16 +164,21 @@ function change(c: Extract<Condition, { kind: 'rise' | 'fall' }>, ctx: EvidenceC
   // A count that moved by one or two (threads running 1 → 2) is no change, whatever its ratio.
   const tiny = st.signal.unit === 'count' && st.usual !== null && extreme !== null && Math.abs(extreme - st.usual) * st.signal.scale < MIN_COUNT_CHANGE;
   if (factor < c.factor || !real || tiny) return fails(c.family, `${label(c.family)} stayed near ${usualText(st)} of ${val(st, st.usual)} (at most ${val(st, extreme)})`);
+  const small = dir === 'up' ? underFloor(c, st, extreme) : null;
+  if (small) return small;
   const back = recovered(st.signal) ? `, and was back to ${val(st, st.signal.last)} by the end of the window` : '';
   return holds(c.family, `${line}${back}`, factorMagnitude(factor), onsetOf(st, ctx));
 }
 
 function ramp(c: Extract<Condition, { kind: 'ramp' }>, ctx: EvidenceContext): ConditionResult {
-  const st = worst(ctx, c.family);
-  if (!st) return notMeasured(c.family);
+  const found = flooredSeries(c, ctx);
+  if (!isState(found)) return found;
+  const st = found;
   if (st.shape === 'unknown') return unknown(c.family, `the trend of ${label(c.family)} is not available (no series shape)`);
   const slope = st.rampPerHour;
   if (st.shape !== 'ramp' || slope === null || (c.direction === 'up' ? slope <= 0 : slope >= 0)) return fails(c.family, `${label(c.family)} shows no steady ${c.direction === 'up' ? 'rise' : 'fall'} over the window (${st.shape})`);
+  const small = c.direction === 'up' ? underFloor(c, st, st.signal.max) : null;
+  if (small) return small;
   const rel = st.usual ? Math.abs(slope / st.usual) : 1;
   return holds(c.family, `${label(c.family)} ${c.direction === 'up' ? 'climbed' : 'declined'} steadily by ${val(st, Math.abs(slope))} per hour, from ${val(st, st.start)} to ${val(st, st.end)}`, Math.min(1, 0.4 + rel), st.signal.shiftAt ?? ctx.window?.from ?? null);
 }

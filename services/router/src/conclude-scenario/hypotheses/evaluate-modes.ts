@@ -152,11 +152,17 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
   };
 }
 
-/** A cause explains an effect only when it is a firm finding that began first (a minute's slack). */
+/**
+ * A cause explains an effect only when it is a firm finding that began first (a minute's slack),
+ * or a state such as an event, which is recorded when it completes (a promotion is logged after
+ * the primary it replaces went away): five minutes' slack.
+ */
 const FIRM = 0.6;
+const SLACK_MS = 60_000;
+const STATE_SLACK_MS = 5 * 60_000;
 function canExplain(cause: Hypothesis, effect: Hypothesis): boolean {
-  if (cause.magnitude < FIRM) return false;
-  return cause.at === null || effect.at === null || cause.at <= effect.at + 60_000;
+  if (cause.magnitude < FIRM && !cause.state) return false;
+  return cause.at === null || effect.at === null || cause.at <= effect.at + (cause.state ? STATE_SLACK_MS : SLACK_MS);
 }
 
 /** Every mode tested; confirmed ones ranked, those another confirmed mode explains marked and put after it. */

@@ -118,8 +118,7 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
 }
 
 /** The worst series of a family in the family's own unit (CPU in percent, not load average), or null. */
-export function worstInUnit(ctx: EvidenceContext, family: string): SignalState | null {
-  const unit = isMetricFamilyId(family) ? metricFamily(family).unit : null;
+export function worstInUnit(ctx: EvidenceContext, family: string, unit: string | null = isMetricFamilyId(family) ? metricFamily(family).unit : null): SignalState | null {
   return ctx.byFamily.get(family)?.find((st) => st.signal.unit === unit) ?? null;
 }
 

@@ -1,4 +1,4 @@
-import { isMetricFamilyId } from '@aoc/metric-ontology';
+import { METRIC_UNITS, isMetricFamilyId } from '@aoc/metric-ontology';
 import { readVersionedData } from '@aoc/versioned-data';
 import { z } from 'zod';
 
@@ -19,6 +19,12 @@ const Word = z.string().min(1).max(80);
 /** Events a provider reports or the engine derives from metrics (restart from an uptime reset, ...). */
 export const EVENT_KINDS = ['restart', 'role_change', 'config_change', 'alert_firing'] as const;
 
+/**
+ * An absolute floor a change must reach to matter (replica lag of a few kilobytes is noise,
+ * whatever its ratio): the worst series in `unit` (default the family's own) must reach `atLeast`.
+ */
+const Floor = { atLeast: z.number().min(0).optional(), unit: z.enum(METRIC_UNITS).optional() };
+
 /** One testable condition over the evidence. */
 export const ConditionSchema = z.discriminatedUnion('kind', [
   /** Peak of `family` against the latest value of the family (or setting) that bounds it. */
@@ -28,12 +34,12 @@ export const ConditionSchema = z.discriminatedUnion('kind', [
   /** Free space (or credits) near zero: the low within `ratio` of capacity (or of the usual level), or a ramp down that reaches zero within `withinHours`. */
   z.object({ kind: z.literal('nearEmpty'), family: Family, capacity: Family.optional(), ratio: Share, withinHours: z.number().positive().max(720).optional() }).strict(),
   /** A change against the usual level by at least `factor` (up: peak / usual; down: usual / low). */
-  z.object({ kind: z.literal('rise'), family: Family, factor: Factor }).strict(),
+  z.object({ kind: z.literal('rise'), family: Family, factor: Factor, ...Floor }).strict(),
   z.object({ kind: z.literal('fall'), family: Family, factor: Factor }).strict(),
   /** Moved away from the usual level in the family's bad direction (the providers' robust shift test). */
   z.object({ kind: z.literal('deviates'), family: Family }).strict(),
   /** A steady trend over the window in a direction. */
-  z.object({ kind: z.literal('ramp'), family: Family, direction: z.enum(['up', 'down']) }).strict(),
+  z.object({ kind: z.literal('ramp'), family: Family, direction: z.enum(['up', 'down']), ...Floor }).strict(),
   /** Stayed within `within` of its usual level: a discriminator ("writes stayed flat"). */
   z.object({ kind: z.literal('steady'), family: Family, within: Share }).strict(),
   /** `family` changed at least `factor` times more than `other` did (lag grew far faster than writes). */

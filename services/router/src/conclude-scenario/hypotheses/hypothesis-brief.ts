@@ -59,14 +59,15 @@ const DWARFED = 0.4;
  * fits the symptom's leads on its rank. When the best-ranked mode rests on changes only, the
  * order of those changes is the better guide (a sharp cause precedes its effects): the confirmed
  * mode whose evidence includes the earliest sustained change leads, unless its change is dwarfed;
- * when no mode contains that change, no mode leads and the family rules conclude.
+ * when no mode contains that change, the best-ranked mode still leads.
  */
 export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string | null): Hypothesis | null {
   const confirmed = hypotheses.filter((h) => h.verdict === 'confirmed' && !h.explainedBy);
   const top = confirmed[0] ?? null;
   if (!top || (top.state && top.fit >= MIN_STATE_FIT) || orderLead === null || top.mode.id === 'healthy') return top;
   const ordered = confirmed.find((h) => h.families.includes(orderLead));
-  if (!ordered) return null;
+  // The earliest change is in no confirmed mode: the best-ranked mode still leads, for the tested mechanism beats a bare change.
+  if (!ordered) return top;
   if (top.magnitude - ordered.magnitude > DWARFED) return top;
   // Led by its order, the mode is reported under the change that came first.
   const reads = new Set<string>([...ordered.mode.evidence.families, ...ordered.mode.symptoms]);

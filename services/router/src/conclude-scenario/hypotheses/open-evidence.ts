@@ -12,8 +12,11 @@ import type { Clause, Condition, FailureMode } from './failure-modes.data';
  */
 export const OPEN_HYPOTHESES_KIND = 'open_hypotheses';
 
-/** Families asked at most: the batch holds no more queries than this anyway. */
-const MAX_ASKED = MAX_QUERIES_PER_BATCH;
+/**
+ * Families asked at most. More than the batch holds: the router does not know which families the
+ * target has, and the planner takes the first of them it finds, in the order asked.
+ */
+const MAX_ASKED = 3 * MAX_QUERIES_PER_BATCH;
 
 export interface OpenEvidence {
   families: string[];
