@@ -17,6 +17,8 @@ export interface MetricClassification {
   source: MetricSource;
   /** The family's representative metric of its source (the ontology's `primary`): planners take it first. */
   primary: boolean;
+  /** The operations counter this counter's rate is divided by (ontology `per`), else null. */
+  per: string | null;
   /** The pattern that matched, or null when none did. A pattern may deliberately say `unknown` (settings, exporter internals). */
   patternId: string | null;
   aggregation: MetricAggregation;
@@ -119,6 +121,7 @@ function classifyUncached(given: string): MetricClassification {
     source: sourceOf(name, pattern),
     patternId: pattern?.id ?? null,
     primary: pattern?.primary === true,
+    per: pattern?.per ?? null,
     aggregation,
     statistic,
     baseName: component ? name.slice(0, -(component.length + 1)) : matchName,

@@ -107,6 +107,8 @@ const patternSchema = z
     badDirection: z.enum(BAD_DIRECTIONS).optional(),
     /** The family's representative metric of its source (busy CPU seconds, not context switches): planned before its peers. */
     primary: z.boolean().optional(),
+    /** A counter of operations the rate is divided by: time spent per operation (disk seconds per read), not time per second. */
+    per: z.string().regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'a metric name').optional(),
   })
   .strict();
 

@@ -97,6 +97,8 @@ export function familyExpression(m: PlanningMetricV1, label: string, target: str
   const extra = m.family === 'cpu' && m.kind === 'counter' && m.labelKeys.includes('mode') ? ',mode!="idle"' : '';
   const selector = `${m.name}{${label}="${target}"${extra}}`;
   if (m.aggregation === 'quantile') return `histogram_quantile(0.99, sum by (le) (rate(${selector}[${RATE_WINDOW}])))`;
+  // Time per operation (disk seconds per read), not time per second: the rate over the operations' rate.
+  if (m.aggregation === 'rate' && m.per) return `sum(rate(${selector}[${RATE_WINDOW}])) / clamp_min(sum(rate(${m.per}{${label}="${target}"}[${RATE_WINDOW}])), 0.001)`;
   if (m.aggregation === 'rate') return `sum(rate(${selector}[${RATE_WINDOW}]))`;
   return `${aggregator(m)}(${selector})`;
 }

@@ -23,6 +23,8 @@ export const PlanningMetricV1 = z.object({
   labelKeys: z.array(z.string()),
   /** The family's representative metric (ontology `primary`); older catalogues and models leave it out. */
   primary: z.boolean().optional(),
+  /** The operations counter to divide the rate by (time per operation), when the target has it. */
+  per: z.string().optional(),
 });
 export type PlanningMetricV1 = z.infer<typeof PlanningMetricV1>;
 
@@ -56,6 +58,7 @@ export function sqlDialectOf(operations: readonly string[] | undefined, metricNa
 }
 
 export function toPlanningCatalog(listed: EvidenceCatalogListedV1): PlanningCatalogV1 {
+  const listedNames = new Set(listed.metrics.map((m) => m.name));
   return {
     sqlDialect: sqlDialectOf(listed.operations, listed.metrics.map((m) => m.name)),
     status: listed.status,
@@ -65,8 +68,10 @@ export function toPlanningCatalog(listed: EvidenceCatalogListedV1): PlanningCata
     operations: listed.operations,
     logsLabel: listed.logsLabel,
     metrics: listed.metrics.map((m) => {
+      const names = listedNames;
       const c = classifyMetric(m.name);
-      return { name: m.name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, unit: c.unit, labelKeys: m.labelKeys, primary: c.primary };
+      const per = c.per !== null && names.has(c.per) ? { per: c.per } : {};
+      return { name: m.name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, unit: c.unit, labelKeys: m.labelKeys, primary: c.primary, ...per };
     }),
   };
 }

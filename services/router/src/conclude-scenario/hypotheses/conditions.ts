@@ -94,8 +94,8 @@ function atLimit(c: Extract<Condition, { kind: 'atLimit' }>, ctx: EvidenceContex
 
 function level(c: Extract<Condition, { kind: 'level' }>, ctx: EvidenceContext): ConditionResult {
   // A threshold is in the family's unit: a load average or a context-switch rate is no CPU percentage.
-  const st = worstInUnit(ctx, c.family);
-  if (!st) return worst(ctx, c.family) ? unknown(c.family, `no ${label(c.family)} series in the family's own unit, so its level cannot be set against a threshold`) : notMeasured(c.family);
+  const st = c.unit ? worstInUnit(ctx, c.family, c.unit) : worstInUnit(ctx, c.family);
+  if (!st) return worst(ctx, c.family) ? unknown(c.family, `no ${label(c.family)} series in ${c.unit ?? "the family's own unit"}, so its level cannot be set against a threshold`) : notMeasured(c.family);
   const raw = c.over === 'peak' ? st.signal.max : c.over === 'low' ? st.signal.min : st.sustained;
   const v = scaled(st, raw);
   if (v === null) return notMeasured(c.family);
@@ -186,6 +186,8 @@ function ramp(c: Extract<Condition, { kind: 'ramp' }>, ctx: EvidenceContext): Co
 function steady(c: Extract<Condition, { kind: 'steady' }>, ctx: EvidenceContext): ConditionResult {
   const st = worst(ctx, c.family);
   if (!st) return notMeasured(c.family);
+  // A series at zero throughout (an idle counter) shows no activity that could have stayed level.
+  if ((st.signal.max ?? 0) === 0 && (st.signal.min ?? 0) === 0) return unknown(c.family, `${label(c.family)} (${st.signal.metric}) was zero throughout: no activity to compare`);
   const up = changeFactor(st, 'up');
   const down = changeFactor(st, 'down');
   if (up === null || down === null) return notMeasured(c.family);

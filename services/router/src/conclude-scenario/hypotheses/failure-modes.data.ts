@@ -30,7 +30,7 @@ export const ConditionSchema = z.discriminatedUnion('kind', [
   /** Peak of `family` against the latest value of the family (or setting) that bounds it. */
   z.object({ kind: z.literal('atLimit'), family: Family, limit: Family, ratio: Share }).strict(),
   /** An absolute level in the family's unit: the peak, or the level held over the window's second half. */
-  z.object({ kind: z.literal('level'), family: Family, over: z.enum(['peak', 'sustained', 'low']), atLeast: z.number().optional(), atMost: z.number().optional() }).strict(),
+  z.object({ kind: z.literal('level'), family: Family, over: z.enum(['peak', 'sustained', 'low']), atLeast: z.number().optional(), atMost: z.number().optional(), unit: z.enum(METRIC_UNITS).optional() }).strict(),
   /** Free space (or credits) near zero: the low within `ratio` of capacity (or of the usual level), or a ramp down that reaches zero within `withinHours`. */
   z.object({ kind: z.literal('nearEmpty'), family: Family, capacity: Family.optional(), ratio: Share, withinHours: z.number().positive().max(720).optional() }).strict(),
   /** A change against the usual level by at least `factor` (up: peak / usual; down: usual / low). */
