@@ -10,6 +10,7 @@ export * from './validation/read-only-sql';
 export * from './connectors/http-client';
 export * from './connectors/prometheus-connector';
 export * from './connectors/prometheus-discovery';
+export { rankForCatalog } from './connectors/catalog-rank';
 export * from './packages/prometheus/prometheus.package';
 export * from './core/evidence-package';
 export * from './connectors/mysql-connector';

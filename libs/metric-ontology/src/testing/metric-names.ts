@@ -149,7 +149,7 @@ export const EXPORTER_NAMES: readonly Row[] = [
   ['mysql_global_status_created_tmp_disk_tables', 'rows_read', 'counter', 'rate'],
   ['mysql_global_status_table_locks_waited', 'lock_waits', 'counter', 'rate'],
   ['mysql_global_status_open_tables', 'unknown', 'gauge', 'value'],
-  ['mysql_info_schema_processlist_threads', 'active_sessions', 'gauge', 'value'],
+  ['mysql_info_schema_processlist_threads', 'connections', 'gauge', 'value'],
   ['mysql_perf_schema_events_statements_seconds_total', 'statement_latency', 'counter', 'rate'],
   ['mysql_perf_schema_events_statements_total', 'statement_rate', 'counter', 'rate'],
   ['mysql_perf_schema_events_statements_rows_examined_total', 'rows_read', 'counter', 'rate'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ProviderError } from '../core/provider-error';
 import type { HttpCallRecord } from './http-client';
+import { rankForCatalog } from './catalog-rank';
 import { callPrometheusApi, type PromEndpoint } from './prometheus-connector';
 
 /** Names that may leave the package: valid Prometheus metric and label names, bounded. */
@@ -96,7 +97,8 @@ export async function discoverMetrics(endpoint: PromEndpoint, selector: { label:
   const match = `{${selector.label}="${selector.value}"}`;
   const names = await getJson(endpoint, '/api/v1/label/__name__/values', rangeParams(options, match), StringList, DISCOVERY_LIMITS.maxNamesBytes, options);
   const valid = [...new Set(names.data.filter((n) => METRIC_NAME.test(n)))].sort();
-  const kept = valid.slice(0, DISCOVERY_LIMITS.maxMetrics);
+  // Past the bound, the names the ontology places in a family are kept, not the first ones alphabetically.
+  const kept = rankForCatalog(valid.map((name) => ({ name })), DISCOVERY_LIMITS.maxMetrics).map((m) => m.name);
   const truncated = valid.length > kept.length;
   if (kept.length === 0) return { metrics: [], truncated: false, namesOnly: false };
   let series: Record<string, string>[] | null = null;

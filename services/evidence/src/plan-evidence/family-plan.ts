@@ -126,7 +126,8 @@ function unitsOf(metrics: readonly PlanningMetricV1[], family: string): Planning
       singles.push([m]);
       continue;
     }
-    const key = aggregator(m);
+    // One unit per query: the executor keeps a query's largest series, and bytes would crowd out seconds.
+    const key = `${aggregator(m)}:${m.unit}`;
     const group = groups.get(key) ?? [];
     if (group.length < MAX_GROUP) group.push(m);
     groups.set(key, group);

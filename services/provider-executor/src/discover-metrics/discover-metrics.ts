@@ -1,6 +1,6 @@
 import type { EvidenceCatalogListedV1, EvidenceCatalogRequestedV1 } from '@aoc/contracts';
 import { MAX_CATALOG_METRICS } from '@aoc/contracts';
-import type { CatalogListing } from '@aoc/providers';
+import { rankForCatalog, type CatalogListing } from '@aoc/providers';
 import { recordingEntry, recordingKey, type RecordingEntry } from '../evidence-recordings/evidence-recording';
 import type { ExecutionDeps } from '../execute-batch/execute-batch';
 
@@ -34,7 +34,7 @@ export async function discoverCatalog(requested: EvidenceCatalogRequestedV1, dep
       request,
       status: listing.status,
       targetLabel: listing.targetLabel,
-      metrics: listing.metrics.slice(0, MAX_CATALOG_METRICS),
+      metrics: rankForCatalog(listing.metrics, MAX_CATALOG_METRICS),
       truncated: listing.truncated || listing.metrics.length > MAX_CATALOG_METRICS,
       failureCode: listing.failureCode,
       operations: (listing.operations ?? []).slice(0, 16),

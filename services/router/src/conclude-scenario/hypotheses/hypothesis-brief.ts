@@ -54,9 +54,9 @@ const MIN_STATE_FIT = 0.6;
 const DWARFED = 0.4;
 
 /**
- * The mode that leads. A mode shown by a state (a limit reached, a level at capacity, an event, a
- * log line, a statement) that is new (not held in the hour before the window too) and whose onset
- * fits the symptom's leads on its rank. When the best-ranked mode rests on changes only, the
+ * The mode that leads. The best-ranked mode shown by a state (a limit reached, a level at capacity,
+ * an event, a log line, a statement) that is new (not held in the hour before the window too) and
+ * whose onset fits the symptom's leads, even over a better-ranked mode that rests on changes only. When the best-ranked mode rests on changes only, the
  * order of those changes is the better guide (a sharp cause precedes its effects): the confirmed
  * mode whose evidence includes the earliest sustained change leads, unless its change is dwarfed;
  * when no mode contains that change, the best-ranked mode still leads.
@@ -64,7 +64,11 @@ const DWARFED = 0.4;
 export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string | null): Hypothesis | null {
   const confirmed = hypotheses.filter((h) => h.verdict === 'confirmed' && !h.explainedBy);
   const top = confirmed[0] ?? null;
-  if (!top || (top.state && top.fit >= MIN_STATE_FIT) || orderLead === null || top.mode.id === 'healthy') return top;
+  if (!top || top.mode.id === 'healthy') return top;
+  // A mechanism the evidence names outright (a limit reached, a log line, an event) beats a resource that merely changed.
+  const named = confirmed.find((h) => h.state && h.fit >= MIN_STATE_FIT);
+  if (named) return named;
+  if (orderLead === null) return top;
   const ordered = confirmed.find((h) => h.families.includes(orderLead));
   // The earliest change is in no confirmed mode: the best-ranked mode still leads, for the tested mechanism beats a bare change.
   if (!ordered) return top;
