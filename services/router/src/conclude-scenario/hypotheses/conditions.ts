@@ -22,6 +22,8 @@ export interface ConditionResult {
   state?: boolean;
   /** The state held in the hour before the window too: a standing condition, not what changed. */
   chronic?: boolean;
+  /** When a discrete finding (an event, a log pattern) was last seen, when known. */
+  lastAt?: number | null;
 }
 
 /** Conditions that read a state rather than a change: they stand on their own, whatever changed first. */
@@ -237,13 +239,14 @@ function eventOrLog(c: Extract<Condition, { kind: 'event' | 'log' }>, ctx: Evide
   const kinds = c.kind === 'event' ? c.events : [];
   const patterns = c.patterns;
   const ev = ctx.events.find((e) => kinds.includes(e.kind as (typeof kinds)[number]));
-  if (ev) return holds(null, `${ev.kind.replace(/_/g, ' ')} at ${clock(ev.at)} (${ev.text})`, 0.8, ev.at);
+  if (ev) return { ...holds(null, `${ev.kind.replace(/_/g, ' ')} at ${clock(ev.at)} (${ev.text})`, 0.8, ev.at), lastAt: ev.at };
   const log = patterns.map((p) => [p, ctx.logPatterns.get(p)] as const).find(([, v]) => v !== undefined);
   if (log && log[1]) {
     const text = `the database log shows ${log[1].count} "${log[0].replace(/_/g, ' ')}" line${log[1].count === 1 ? '' : 's'} from ${clock(log[1].at)}`;
     // A restart or promotion the uptime metrics were measured for and do not show stands only with them.
-    const unseen = kinds.length > 0 && ctx.read.events && !ctx.events.some((e) => kinds.includes(e.kind as (typeof kinds)[number]));
-    return unseen ? { ...holds(null, `${text}; the uptime and role metrics show no such event in the window`, 0.5, log[1].at), chronic: true } : holds(null, text, 0.75, log[1].at);
+    const unseen = kinds.some((k) => ctx.eventCoverage.has(k)) && !ctx.events.some((e) => kinds.includes(e.kind as (typeof kinds)[number]));
+    const found = unseen ? { ...holds(null, `${text}; the uptime and role metrics show no such event in the window`, 0.5, log[1].at), chronic: true } : holds(null, text, 0.75, log[1].at);
+    return { ...found, lastAt: log[1].last };
   }
   const eventsRead = kinds.length > 0 && ctx.read.events;
   const logsRead = patterns.length > 0 && ctx.read.logs;

@@ -106,6 +106,16 @@ function reportedFamily(mode: FailureMode, lead: ConditionResult | undefined): s
   return lead?.family && own.has(lead.family) ? lead.family : mode.family;
 }
 
+/** Quiet this long before the window ends, a discrete finding (a restart, log lines) is over. */
+const OVER_MS = 10 * 60_000;
+
+/** Every deciding finding is discrete (an event, log lines) and was last seen well before the window ended. */
+function discreteOver(lines: readonly ConditionResult[], ctx: EvidenceContext): boolean {
+  const end = ctx.window?.to;
+  if (end === undefined || lines.length === 0) return false;
+  return lines.every((l) => l.lastAt !== undefined && l.lastAt !== null && l.lastAt <= end - OVER_MS);
+}
+
 /** What the ranking knows besides the mode's own evidence. */
 export interface RankingContext {
   symptoms: readonly string[];
@@ -148,7 +158,7 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
     state: lines.some((l) => l.state === true && l.chronic !== true),
     fit,
     families: unique(lines.map((l) => l.family).filter((f): f is string => f !== null)),
-    recovered: leadState ? recovered(leadState.signal) && !leadState.elevatedAtStart : false,
+    recovered: leadState ? recovered(leadState.signal) && !leadState.elevatedAtStart : discreteOver(lines, ctx),
   };
 }
 

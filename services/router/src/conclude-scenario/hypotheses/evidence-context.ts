@@ -1,5 +1,5 @@
 import type { EvidenceFactV1 } from '@aoc/contracts';
-import { isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
+import { classifyMetric, isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
 import { deviatesBadly, familySignals, time, type FamilySignal } from '../family-rules';
 import { signalState, type SignalState } from './signal-state';
 
@@ -21,10 +21,15 @@ export interface EvidenceContext {
   /** Every series of a family, the most extreme in its bad direction first. */
   byFamily: Map<string, SignalState[]>;
   events: EventSeen[];
-  /** Log patterns seen, with their line counts and first times. */
-  logPatterns: Map<string, { count: number; at: number | null }>;
+  /** Log patterns seen, with their line counts and first and last times. */
+  logPatterns: Map<string, { count: number; at: number | null; last: number | null }>;
   /** Whether each channel was read (a result, even empty) and which are not configured. */
   read: { logs: boolean; statements: boolean; events: boolean };
+  /**
+   * Event kinds the database's own metrics would have shown (a restart by its uptime or start
+   * time, a role change by its role gauges): the host's boot time says nothing of a database restart.
+   */
+  eventCoverage: Set<string>;
   notConfigured: Set<string>;
   /** The lead statement of statement statistics: share of time (%) and its reference. */
   leadStatement: { share: number | null; ref: string; attrs: Record<string, string | number | boolean> } | null;
@@ -71,7 +76,13 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
   for (const [f, states] of byFamily) byFamily.set(f, worstFirst(states));
   const derived = derivedEvents(signals);
   const events: EventSeen[] = [...derived];
-  const logPatterns = new Map<string, { count: number; at: number | null }>();
+  const logPatterns = new Map<string, { count: number; at: number | null; last: number | null }>();
+  const eventCoverage = new Set<string>();
+  for (const sig of signals) {
+    if (classifyMetric(sig.metric).source === 'node_exporter') continue;
+    if (sig.family === 'uptime' || sig.family === 'restarts') eventCoverage.add('restart');
+    if (sig.family === 'failover') eventCoverage.add('role_change');
+  }
   const counts = new Map<string, number>();
   const settings = new Map<string, number>();
   const notConfigured = new Set<string>();
@@ -87,7 +98,8 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
       const count = num(f.value) ?? 1;
       if (typeof a['pattern'] === 'string') {
         const prev = logPatterns.get(a['pattern']);
-        logPatterns.set(a['pattern'], { count: (prev?.count ?? 0) + count, at: prev?.at ?? at });
+        const last = time(a['lastAt']) ?? at;
+        logPatterns.set(a['pattern'], { count: (prev?.count ?? 0) + count, at: prev?.at ?? at, last: prev?.last != null && last !== null ? Math.max(prev.last, last) : (last ?? prev?.last ?? null) });
       } else if (typeof a['event'] === 'string') {
         read.events = true;
         events.push({ kind: a['event'], source: a['source'] === 'metrics' ? 'metrics' : 'provider', at, count, text: f.subject });
@@ -114,7 +126,7 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
   events.length = 0;
   events.push(...kept);
   const w = window ? { from: Date.parse(window.from), to: Date.parse(window.to) } : null;
-  return { byFamily, events, logPatterns, read, notConfigured, leadStatement, counts, settings, window: w && Number.isFinite(w.from) && Number.isFinite(w.to) ? w : null, onset };
+  return { byFamily, events, logPatterns, read, eventCoverage, notConfigured, leadStatement, counts, settings, window: w && Number.isFinite(w.from) && Number.isFinite(w.to) ? w : null, onset };
 }
 
 /** The worst series of a family in the family's own unit (CPU in percent, not load average), or null. */
