@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { classifyMetric, literalPrefix } from './classify';
+import { classifyMetric, labelSplits, literalPrefix } from './classify';
 import { ONTOLOGY } from './ontology';
 import { sanitizeMetricName } from './sanitize';
 import { DBSHERLOCK_COLUMNS, EXPORTER_NAMES } from './testing/metric-names';
@@ -145,7 +145,8 @@ describe('literalPrefix', () => {
   });
 
   it('never changes which pattern wins: the prefix test only skips regexes that cannot match', () => {
-    const naive = ONTOLOGY.patterns.map((p) => ({ id: p.id, re: new RegExp(`^(?:${p.regex})$`, 'i') }));
+    // Label splits never match a name alone.
+    const naive = ONTOLOGY.patterns.filter((p) => !p.labels).map((p) => ({ id: p.id, re: new RegExp(`^(?:${p.regex})$`, 'i') }));
     const firstNaive = (name: string): string | null => naive.find((p) => p.re.test(name))?.id ?? null;
     const names = [...EXPORTER_NAMES.map(([n]) => n), ...DBSHERLOCK_COLUMNS.map(([raw]) => sanitizeMetricName(raw))];
     for (const name of names) {
@@ -160,5 +161,19 @@ describe('literalPrefix', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('label splits', () => {
+  it('reads one exporter name as several families by its label, and the name alone as before', () => {
+    expect(classifyMetric('mysql_global_status_handlers_total').family).toBe('rows_read');
+    expect(classifyMetric('mysql_global_status_handlers_total', { handler: 'commit' }).family).toBe('commits');
+    expect(classifyMetric('mysql_global_status_handlers_total', { handler: 'write|update|delete' }).family).toBe('rows_written');
+    // A value the split's regex matches whole counts as the split too.
+    expect(classifyMetric('mysql_global_status_handlers_total', { handler: 'read_rnd_next' }).family).toBe('rows_read');
+    expect(classifyMetric('pg_stat_activity_count', { state: 'active' }).family).toBe('active_sessions');
+    expect(classifyMetric('pg_stat_activity_count', { state: 'idle' }).family).toBe('connections');
+    expect(labelSplits('mysql_global_status_handlers_total').map((s) => s.classification.family)).toEqual(['rows_written', 'commits', 'rollbacks', 'rows_read']);
+    expect(labelSplits('node_cpu_seconds_total')).toEqual([]);
   });
 });

@@ -82,24 +82,50 @@ const cache = new Map<string, MetricClassification>();
  * Classifies a metric name into a family by the first pattern that matches the whole name
  * (case-insensitive), exporter blocks before the generic block. Never throws.
  */
-export function classifyMetric(name: string): MetricClassification {
+export function classifyMetric(name: string, labels: Readonly<Record<string, string>> = {}): MetricClassification {
   const given = typeof name === 'string' ? name : '';
-  const hit = cache.get(given);
+  const key = Object.keys(labels).length === 0 ? given : `${given}\u0000${JSON.stringify(Object.entries(labels).sort())}`;
+  const hit = cache.get(key);
   if (hit) return hit;
-  const result = Object.freeze(classifyUncached(given));
+  const result = Object.freeze(classifyUncached(given, labels));
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(given, result);
+  cache.set(key, result);
   return result;
 }
 
-function classifyUncached(given: string): MetricClassification {
+/** A label matcher of a pattern holds for given labels: the same regex text, or a value it matches whole. */
+function labelsHold(spec: OntologyPattern, labels: Readonly<Record<string, string>>): boolean {
+  if (!spec.labels) return true;
+  return Object.entries(spec.labels).every(([k, v]) => {
+    const given = Object.prototype.hasOwnProperty.call(labels, k) ? labels[k] : undefined;
+    return given !== undefined && (given === v || new RegExp(`^(?:${v})$`).test(given));
+  });
+}
+
+export interface LabelSplit {
+  /** The label values of the split, as the matcher `key=~"value"` a query adds. */
+  labels: Readonly<Record<string, string>>;
+  classification: MetricClassification;
+}
+
+/** The label splits the ontology defines for a name, in pattern order (empty: the name is read whole). */
+export function labelSplits(name: string): LabelSplit[] {
+  const out: LabelSplit[] = [];
+  for (const p of PATTERNS) {
+    if (!p.spec.labels || !p.re.test(name)) continue;
+    out.push({ labels: p.spec.labels, classification: classifyMetric(name, p.spec.labels) });
+  }
+  return out;
+}
+
+function classifyUncached(given: string, labels: Readonly<Record<string, string>> = {}): MetricClassification {
   const name = given.slice(0, MAX_NAME_LENGTH);
   const cloudwatch = CLOUDWATCH_PREFIX.test(name);
   const stat = cloudwatch ? CLOUDWATCH_STATISTIC.exec(name) : null;
   // CloudWatch patterns are written without the statistic, so `_average` and bare names both classify.
   const matchName = stat ? stat[1] : name;
   const statistic = stat ? stat[2].toLowerCase() : null;
-  const pattern = firstMatch(matchName);
+  const pattern = firstMatch(matchName, labels);
   const family = metricFamily(pattern?.family ?? 'unknown');
 
   const kind = pattern?.kind ?? (cloudwatch ? ONTOLOGY.cloudwatch.kind : inferKind(name));
@@ -128,10 +154,10 @@ function classifyUncached(given: string): MetricClassification {
   };
 }
 
-function firstMatch(name: string): OntologyPattern | null {
+function firstMatch(name: string, labels: Readonly<Record<string, string>>): OntologyPattern | null {
   const lower = name.toLowerCase();
   for (const p of PATTERNS) {
-    if (lower.startsWith(p.prefix) && p.re.test(name)) return p.spec;
+    if (lower.startsWith(p.prefix) && p.re.test(name) && labelsHold(p.spec, labels)) return p.spec;
   }
   return null;
 }

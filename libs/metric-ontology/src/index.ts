@@ -2,8 +2,8 @@ export { METRIC_FAMILY_IDS, METRIC_UNITS, METRIC_KINDS, METRIC_SOURCES, parseOnt
 export type { BadDirection, MetricFamilyId, MetricKind, MetricSource, MetricUnit, OntologyData } from './ontology-schema';
 export { ONTOLOGY_VERSION, METRIC_FAMILIES, metricFamily, familyLabel, isMetricFamilyId, familyWords } from './ontology';
 export type { MetricFamily } from './ontology';
-export { classifyMetric } from './classify';
-export type { MetricAggregation, MetricClassification } from './classify';
+export { classifyMetric, labelSplits } from './classify';
+export type { LabelSplit, MetricAggregation, MetricClassification } from './classify';
 export { sanitizeMetricName } from './sanitize';
 export { familiesInText, firstFamilyInText } from './families-in-text';
 export type { FamilyMention } from './families-in-text';

@@ -107,6 +107,12 @@ const patternSchema = z
     badDirection: z.enum(BAD_DIRECTIONS).optional(),
     /** The family's representative metric of its source (busy CPU seconds, not context switches): planned before its peers. */
     primary: z.boolean().optional(),
+    /**
+     * Matches only the series whose labels hold these values (each a regex over the whole value):
+     * one exporter name split by a label (mysqld_exporter's `handlers_total{handler}`: writes,
+     * commits, reads). A planner reads it as that matcher; a name alone never matches it.
+     */
+    labels: z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a label key'), z.string().min(1).max(200)).optional(),
     /** A counter of operations the rate is divided by: time spent per operation (disk seconds per read), not time per second. */
     per: z.string().regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'a metric name').optional(),
   })

@@ -3,7 +3,7 @@ import { classifyMetric } from '@aoc/metric-ontology';
 import { unboundSelectors, validatePromQl } from '@aoc/providers';
 import { builtinPlan } from './plan-evidence';
 import { askedFamilies, familyExpression, planByFamily } from './family-plan';
-import type { PlanningCatalogV1 } from './planning-catalog';
+import { toPlanningCatalog, type PlanningCatalogV1 } from './planning-catalog';
 
 const catalogOf = (names: string[], labelKeys: string[] = ['cluster', 'dbinstance_identifier']): PlanningCatalogV1 => ({
   status: 'listed',
@@ -148,5 +148,35 @@ describe('family planning of what metric events need', () => {
     const mixed = planByFamily(request('How did connections change?'), catalogOf(['mysql_global_variables_max_connections', 'mysql_global_variables_innodb_buffer_pool_size', 'pg_settings_work_mem_bytes']));
     expect(mixed.drafts.find((d) => d.id === 'settings_changed')?.expression).toContain('{__name__=~"pg_settings_.+|mysql_global_variables_.+",cluster="payments-prod"}');
     expect(mixed.drafts.some((d) => d.id === 'alerts_firing')).toBe(false);
+  });
+});
+
+describe('label splits and primary metrics', () => {
+  const catalogOf = (names: [string, string[]][]) => toPlanningCatalog({ runId: 'r', request: {} as never, status: 'listed', targetLabel: 'cluster', truncated: false, failureCode: null, metrics: names.map(([name, labelKeys]) => ({ name, labelKeys, series: 1 })), operations: [], logsLabel: null });
+
+  it('plans a name the ontology splits by a label once per split, through its matcher', () => {
+    const catalog = catalogOf([['mysql_global_status_handlers_total', ['cluster', 'handler']]]);
+    const plan = planByFamily({ question: 'How did rows written and committed transactions change?', target: 'db-1' }, catalog);
+    expect(plan.drafts.map((d) => d.expression)).toEqual(
+      expect.arrayContaining([
+        'sum(rate(mysql_global_status_handlers_total{cluster="db-1",handler=~"write|update|delete"}[5m]))',
+        'sum(rate(mysql_global_status_handlers_total{cluster="db-1",handler=~"commit"}[5m]))',
+      ]),
+    );
+  });
+
+  it('takes the family primary metric first, and time per operation for disk latency', () => {
+    const catalog = catalogOf([
+      ['node_cpu_guest_seconds_total', ['cluster', 'mode']],
+      ['node_load1', ['cluster']],
+      ['node_cpu_seconds_total', ['cluster', 'mode']],
+      ['node_disk_read_time_seconds_total', ['cluster']],
+      ['node_disk_reads_completed_total', ['cluster']],
+    ]);
+    const plan = planByFamily({ question: 'How did CPU utilisation and disk latency change?', target: 'db-1' }, catalog);
+    expect(plan.drafts[0].expression).toBe('sum(rate(node_cpu_seconds_total{cluster="db-1",mode!="idle"}[5m]))');
+    expect(plan.drafts.find((d) => d.family === 'io_latency')?.expression).toBe(
+      'sum(rate(node_disk_read_time_seconds_total{cluster="db-1"}[5m])) / clamp_min(sum(rate(node_disk_reads_completed_total{cluster="db-1"}[5m])), 0.001)',
+    );
   });
 });

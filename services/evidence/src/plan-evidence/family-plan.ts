@@ -82,7 +82,8 @@ function candidates(metrics: readonly PlanningMetricV1[], family: string): Plann
   const usable = metrics.filter((m) => m.family === family && !(m.kind === 'histogram' && !m.name.endsWith('_bucket')));
   const sorted = [...usable].sort((a, b) => preference(a) - preference(b) || Number(b.primary === true) - Number(a.primary === true) || a.name.localeCompare(b.name));
   const seen = new Set<string>();
-  return sorted.filter((m) => (seen.has(baseOf(m.name)) ? false : (seen.add(baseOf(m.name)), true)));
+  const key = (m: PlanningMetricV1) => `${baseOf(m.name)}${m.matcher ?? ''}`;
+  return sorted.filter((m) => (seen.has(key(m)) ? false : (seen.add(key(m)), true)));
 }
 
 /** Sum what partitions add up (connections by state, locks by mode); the worst side otherwise. */
@@ -94,7 +95,7 @@ function aggregator(m: Pick<PlanningMetricV1, 'badDirection' | 'unit'>): 'sum' |
 /** The PromQL of one metric bound to the frozen target by its exact label matcher. */
 export function familyExpression(m: PlanningMetricV1, label: string, target: string): string {
   // node_exporter-style CPU counters split by mode: busy time is everything but idle.
-  const extra = m.family === 'cpu' && m.kind === 'counter' && m.labelKeys.includes('mode') ? ',mode!="idle"' : '';
+  const extra = (m.family === 'cpu' && m.kind === 'counter' && m.labelKeys.includes('mode') ? ',mode!="idle"' : '') + (m.matcher ? `,${m.matcher}` : '');
   const selector = `${m.name}{${label}="${target}"${extra}}`;
   if (m.aggregation === 'quantile') return `histogram_quantile(0.99, sum by (le) (rate(${selector}[${RATE_WINDOW}])))`;
   // Time per operation (disk seconds per read), not time per second: the rate over the operations' rate.
@@ -122,7 +123,8 @@ function unitsOf(metrics: readonly PlanningMetricV1[], family: string): Planning
   const groups = new Map<string, PlanningMetricV1[]>();
   const singles: PlanningMetricV1[][] = [];
   for (const m of all) {
-    if (m.aggregation !== 'value') {
+    // A split name is read through its own matcher, never in a group by name.
+    if (m.aggregation !== 'value' || m.matcher) {
       singles.push([m]);
       continue;
     }

@@ -1,5 +1,5 @@
 import type { EvidenceCatalogListedV1, EvidenceRequestedV1, ProviderName } from '@aoc/contracts';
-import { classifyMetric } from '@aoc/metric-ontology';
+import { classifyMetric, labelSplits, type MetricClassification } from '@aoc/metric-ontology';
 import { z } from 'zod';
 
 /**
@@ -25,6 +25,8 @@ export const PlanningMetricV1 = z.object({
   primary: z.boolean().optional(),
   /** The operations counter to divide the rate by (time per operation), when the target has it. */
   per: z.string().optional(),
+  /** The label matcher of a split name (`handler=~"write|update|delete"`): the query reads only those series. */
+  matcher: z.string().optional(),
 });
 export type PlanningMetricV1 = z.infer<typeof PlanningMetricV1>;
 
@@ -67,11 +69,25 @@ export function toPlanningCatalog(listed: EvidenceCatalogListedV1): PlanningCata
     failureCode: listed.failureCode,
     operations: listed.operations,
     logsLabel: listed.logsLabel,
-    metrics: listed.metrics.map((m) => {
-      const names = listedNames;
-      const c = classifyMetric(m.name);
-      const per = c.per !== null && names.has(c.per) ? { per: c.per } : {};
-      return { name: m.name, family: c.family, kind: c.kind, aggregation: c.aggregation, badDirection: c.badDirection, unit: c.unit, labelKeys: m.labelKeys, primary: c.primary, ...per };
+    metrics: listed.metrics.flatMap((m) => {
+      const entry = (c: MetricClassification, matcher?: string): PlanningMetricV1 => ({
+        name: m.name,
+        family: c.family,
+        kind: c.kind,
+        aggregation: c.aggregation,
+        badDirection: c.badDirection,
+        unit: c.unit,
+        labelKeys: m.labelKeys,
+        primary: c.primary,
+        ...(c.per !== null && listedNames.has(c.per) ? { per: c.per } : {}),
+        ...(matcher ? { matcher } : {}),
+      });
+      // A name the ontology splits by a label is planned once per split (writes, commits, reads), when its series carry that label.
+      const splits = labelSplits(m.name).filter((sp) => m.labelKeys.length === 0 || Object.keys(sp.labels).every((k) => m.labelKeys.includes(k)));
+      const whole = classifyMetric(m.name);
+      const split = splits.map((sp) => entry(sp.classification, Object.entries(sp.labels).map(([k, v]) => `${k}=~"${v}"`).join(',')));
+      // The name read whole stays too where it means something no split does (all sessions, not only the active ones).
+      return split.some((e) => e.family === whole.family) ? split : [entry(whole), ...split];
     }),
   };
 }

@@ -1,6 +1,6 @@
 import { EvidenceFactV1, type PlannedQueryV1 } from '@aoc/contracts';
 import type { QueryEvidence } from '@aoc/providers';
-import { materializeFacts } from './materialize-facts';
+import { familyAttributes, materializeFacts, selectorLabels } from './materialize-facts';
 
 const planned = (id: string, purpose: string): PlannedQueryV1 => ({ id, operation: 'promql_range', expression: `x_${id}`, purpose });
 
@@ -107,5 +107,13 @@ describe('materializeFacts with anomaly scores', () => {
   it('names the highest robust z when no series shifts between the halves of the window', () => {
     const { observations } = materializeFacts([planned('cpu', 'CPU per instance')], [complete('cpu', [calm('a', 90, 1), calm('b', 88, 2.6)])]);
     expect(observations).toEqual(['CPU per instance: peak 90 at 10:40Z (start 90, end 90, mean 90) on cluster=tidb-1; 2 series peak at similar levels; no series shifts between the first and second half of the window (highest robust z 2.6).']);
+  });
+});
+
+describe('facts of a split name', () => {
+  it('take the family of the matcher the query put on the name', () => {
+    const planned = { id: 'commits', operation: 'promql_range', expression: 'sum(rate(mysql_global_status_handlers_total{cluster="db-1",handler=~"commit"}[5m]))', purpose: 'commits' } as Parameters<typeof familyAttributes>[0];
+    expect(selectorLabels(planned?.expression ?? '', 'mysql_global_status_handlers_total')).toEqual({ cluster: 'db-1', handler: 'commit' });
+    expect(familyAttributes(planned)).toMatchObject({ family: 'commits', metric: 'mysql_global_status_handlers_total' });
   });
 });

@@ -69,9 +69,21 @@ export function familyAttributes(planned: PlannedQueryV1 | undefined, seriesName
   // A grouped query (`by (__name__)`) names each series' metric in its labels.
   const name = seriesName ?? queryMetricNames(planned)[0];
   if (!name) return {};
-  const c = classifyMetric(name);
+  // A split name (handlers_total{handler=~"commit"}) is classified with the matchers the query put on it.
+  const c = classifyMetric(name, seriesName ? {} : selectorLabels(planned.expression, name));
   // `scale` turns a raw sample into the family's unit (KB → bytes, ms → seconds); 1 is left out.
   return { family: c.family, metric: name.slice(0, 200), badDirection: c.badDirection, unitKind: c.unit, ...(c.scale !== 1 ? { unitScale: String(c.scale) } : {}) };
+}
+
+/** The equality and regex matchers of the first selector of `name` in a PromQL expression. */
+export function selectorLabels(expression: string, name: string): Record<string, string> {
+  const at = expression.indexOf(`${name}{`);
+  if (at < 0) return {};
+  const end = expression.indexOf('}', at);
+  const body = expression.slice(at + name.length + 1, end < 0 ? undefined : end);
+  const out: Record<string, string> = {};
+  for (const m of body.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*=~?\s*"([^"]*)"/g)) out[m[1]] = m[2];
+  return out;
 }
 
 export interface Materialized {
