@@ -1,4 +1,4 @@
-import { familyLabel, isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
+import { classifyMetric, familyLabel, isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
 import { clock, deviatesBadly, formatValue, recovered } from '../family-rules';
 import type { Condition } from './failure-modes.data';
 import { largest, worst, worstInUnit, type EvidenceContext } from './evidence-context';
@@ -22,6 +22,8 @@ export interface ConditionResult {
   state?: boolean;
   /** The state held in the hour before the window too: a standing condition, not what changed. */
   chronic?: boolean;
+  /** A state that names its mechanism (a log line, an event, a limit reached), not a level over a threshold. */
+  names?: boolean;
   /** When a discrete finding (an event, a log pattern) was last seen, when known. */
   lastAt?: number | null;
 }
@@ -134,13 +136,22 @@ function nearEmpty(c: Extract<Condition, { kind: 'nearEmpty' }>, ctx: EvidenceCo
 
 type Floored = { family: string; atLeast?: number; unit?: string };
 
-/** The series a floored condition reads: the worst in the floor's unit; without a floor, the worst. */
-function flooredSeries(c: Floored, ctx: EvidenceContext): SignalState | ConditionResult {
-  if (c.atLeast === undefined) return worst(ctx, c.family) ?? notMeasured(c.family);
-  const unit = c.unit ?? (isMetricFamilyId(c.family) ? metricFamily(c.family).unit : 'unknown');
-  const st = worstInUnit(ctx, c.family, unit);
-  if (st) return st;
-  return worst(ctx, c.family) ? unknown(c.family, `no ${label(c.family)} series in ${unit}, so the size of its change cannot be judged`) : notMeasured(c.family);
+/**
+ * The series a change condition reads. With a floor, those in the floor's unit. Without one, the
+ * worst series and every other that speaks for the family: in the family's own unit or its
+ * primary metric (row lock waits that rose are not hidden behind a lock-timeout counter that
+ * stayed put); a load average or a fork counter never stands in for CPU utilisation on its own.
+ */
+function seriesFor(c: Floored, ctx: EvidenceContext): SignalState[] | ConditionResult {
+  const all = ctx.byFamily.get(c.family) ?? [];
+  if (all.length === 0) return notMeasured(c.family);
+  const own = isMetricFamilyId(c.family) ? metricFamily(c.family).unit : 'unknown';
+  if (c.atLeast !== undefined) {
+    const unit = c.unit ?? own;
+    const inUnit = all.filter((st) => st.signal.unit === unit);
+    return inUnit.length > 0 ? inUnit : unknown(c.family, `no ${label(c.family)} series in ${unit}, so the size of its change cannot be judged`);
+  }
+  return all.filter((st, i) => i === 0 || st.signal.unit === own || classifyMetric(st.signal.metric).primary);
 }
 
 /** A change whose extreme stays under the condition's floor: too small to matter, whatever its ratio. */
@@ -149,12 +160,19 @@ function underFloor(c: Floored, st: SignalState, extreme: number | null): Condit
   return fails(c.family, `${label(c.family)} (${st.signal.metric}) reached only ${val(st, extreme)}, below the ${formatValue(c.atLeast, st.signal.unit)} that would matter`);
 }
 
-const isState = (x: SignalState | ConditionResult): x is SignalState => 'signal' in x;
+/** The largest holding result over the series, else the first series' own result. */
+function bestOf(results: readonly ConditionResult[]): ConditionResult {
+  const held = results.filter((r) => r.result === 'holds').sort((a, b) => b.magnitude - a.magnitude);
+  return held[0] ?? results[0];
+}
 
 function change(c: Extract<Condition, { kind: 'rise' | 'fall' }>, ctx: EvidenceContext): ConditionResult {
-  const found = flooredSeries(c, ctx);
-  if (!isState(found)) return found;
-  const st = found;
+  const series = seriesFor(c, ctx);
+  if (!Array.isArray(series)) return series;
+  return bestOf(series.map((st) => changeOf(c, st, ctx)));
+}
+
+function changeOf(c: Extract<Condition, { kind: 'rise' | 'fall' }>, st: SignalState, ctx: EvidenceContext): ConditionResult {
   const dir = c.kind === 'rise' ? 'up' : 'down';
   const factor = changeFactor(st, dir);
   if (factor === null) return notMeasured(c.family);
@@ -173,9 +191,12 @@ function change(c: Extract<Condition, { kind: 'rise' | 'fall' }>, ctx: EvidenceC
 }
 
 function ramp(c: Extract<Condition, { kind: 'ramp' }>, ctx: EvidenceContext): ConditionResult {
-  const found = flooredSeries(c, ctx);
-  if (!isState(found)) return found;
-  const st = found;
+  const series = seriesFor(c, ctx);
+  if (!Array.isArray(series)) return series;
+  return bestOf(series.map((st) => rampOf(c, st, ctx)));
+}
+
+function rampOf(c: Extract<Condition, { kind: 'ramp' }>, st: SignalState, ctx: EvidenceContext): ConditionResult {
   if (st.shape === 'unknown') return unknown(c.family, `the trend of ${label(c.family)} is not available (no series shape)`);
   const slope = st.rampPerHour;
   if (st.shape !== 'ramp' || slope === null || (c.direction === 'up' ? slope <= 0 : slope >= 0)) return fails(c.family, `${label(c.family)} shows no steady ${c.direction === 'up' ? 'rise' : 'fall'} over the window (${st.shape})`);
@@ -287,9 +308,16 @@ function quiet(ctx: EvidenceContext): ConditionResult {
   return holds(null, shown.join('; '), 0.6, null);
 }
 
+/**
+ * States that name their mechanism outright: a log line or event, a configured limit reached, a
+ * volume run out, a statement or session count. A level over a threshold (CPU at 90 %) is a
+ * state too, but as often the effect of another cause as a cause of its own.
+ */
+const NAMING_KINDS: ReadonlySet<Condition['kind']> = new Set(['atLimit', 'nearEmpty', 'event', 'log', 'statement', 'count']);
+
 export function evaluateCondition(c: Condition, ctx: EvidenceContext): ConditionResult {
   const r = evaluate(c, ctx);
-  return STATE_KINDS.has(c.kind) ? { ...r, state: true } : r;
+  return STATE_KINDS.has(c.kind) ? { ...r, state: true, ...(NAMING_KINDS.has(c.kind) ? { names: true } : {}) } : r;
 }
 
 function evaluate(c: Condition, ctx: EvidenceContext): ConditionResult {

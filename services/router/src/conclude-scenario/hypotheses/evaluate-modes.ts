@@ -34,6 +34,8 @@ export interface Hypothesis {
   /** The largest finding among its deciding evidence (0-1), and whether any of it is a state rather than a change. */
   magnitude: number;
   state: boolean;
+  /** Some of that state names the mechanism outright (a log line, an event, a limit reached). */
+  named: boolean;
   /** Families its deciding evidence is about. */
   families: string[];
   /** How well its onset fits the symptom's (0-1). */
@@ -126,7 +128,7 @@ export interface RankingContext {
 
 export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: RankingContext): Hypothesis {
   const { symptoms, symptomStart } = rank;
-  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0, state: false, families: [] as string[], fit: 0 };
+  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0, state: false, named: false, families: [] as string[], fit: 0 };
   const refuting = mode.refutedBy.map((c) => evaluateCondition(c, ctx)).find((r) => r.result === 'holds');
   if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.line] };
   const clauses = mode.signature.map((c) => evaluateClause(c, ctx));
@@ -156,6 +158,7 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
     family: reportedFamily(mode, lead),
     magnitude,
     state: lines.some((l) => l.state === true && l.chronic !== true),
+    named: lines.some((l) => l.names === true && l.chronic !== true),
     fit,
     families: unique(lines.map((l) => l.family).filter((f): f is string => f !== null)),
     recovered: leadState ? recovered(leadState.signal) && !leadState.elevatedAtStart : discreteOver(lines, ctx),

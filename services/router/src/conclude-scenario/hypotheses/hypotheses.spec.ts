@@ -187,8 +187,8 @@ describe('hypotheses', () => {
   });
 
   it('a state leads on its rank; among changes only, the mode holding the earliest sustained change leads unless its change is dwarfed', () => {
-    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, families: [], fit: 1, ...o });
-    const limit = h('connection-exhaustion', { state: true, magnitude: 1, families: ['connections'] });
+    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, ...o });
+    const limit = h('connection-exhaustion', { state: true, named: true, magnitude: 1, families: ['connections'] });
     const wal = h('checkpoint-storm', { magnitude: 0.6, families: ['checkpoints', 'wal'], family: 'checkpoints' });
     const load = h('batch-job', { magnitude: 0.5, families: ['rows_written'] });
     expect(chooseLead([limit, wal, load], 'rows_written')?.mode.id).toBe('connection-exhaustion');
@@ -212,7 +212,7 @@ describe('hypotheses', () => {
     const r = evaluateCondition({ kind: 'atLimit', family: 'connections', limit: 'connection_limit', ratio: 0.9 }, buildContext([conn, limit], WINDOW, null));
     expect(r).toMatchObject({ result: 'holds', chronic: true });
     expect(r.line).toMatch(/as high in the hour before the window .*a standing condition/);
-    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, families: [], fit: 1, ...o });
+    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, ...o });
     // A state whose onset is far from the symptom's does not lead on its own either.
     expect(chooseLead([h('restart', { state: true, fit: 0.3, magnitude: 0.8 }), h('deadlocks', { families: ['deadlocks'], magnitude: 0.6 })], 'deadlocks')?.mode.id).toBe('deadlocks');
   });

@@ -66,7 +66,7 @@ export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string 
   const top = confirmed[0] ?? null;
   if (!top || top.mode.id === 'healthy') return top;
   // A mechanism the evidence names outright (a limit reached, a log line, an event) beats a resource that merely changed.
-  const named = confirmed.find((h) => h.state && h.fit >= MIN_STATE_FIT);
+  const named = confirmed.find((h) => h.named && h.fit >= MIN_STATE_FIT);
   if (named) return named;
   if (orderLead === null) return top;
   const ordered = confirmed.find((h) => h.families.includes(orderLead));
