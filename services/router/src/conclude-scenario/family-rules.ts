@@ -173,13 +173,19 @@ interface Finding {
   start: number | null;
 }
 
+const BEYOND_BOUND = 1.05;
+
 function limitFinding(s: FamilySignal, signals: readonly FamilySignal[]): string | null {
   const rule = LIMITS.find((l) => l.family === s.family);
-  const limit = rule ? signals.find((x) => x.family === rule.limit) : undefined;
+  // A bound in the signal's own unit (bytes against bytes, never an inode count).
+  const limit = rule ? signals.find((x) => x.family === rule.limit && x.unit === s.unit) : undefined;
   // The limit is a setting: its latest value is the one in force.
-  const bound = limit ? (limit.last ?? limit.max) : null;
-  if (rule && limit && bound !== null && bound > 0 && s.max !== null && s.max / bound >= rule.ratio) {
-    return `${familyLabel(s.family)} reached ${formatValue(scaled(s, s.max), s.unit)} at ${clock(s.maxAt)}, ${Math.round((s.max / bound) * 100)}% of the limit of ${formatValue(scaled(limit, bound), limit.unit)}`;
+  const bound = limit ? scaled(limit, limit.last ?? limit.max) : null;
+  const peak = scaled(s, s.max);
+  const ratio = bound !== null && bound > 0 && peak !== null ? peak / bound : null;
+  // Far past its bound, the signal was not measured on what that bound limits (a database's size against another volume).
+  if (rule && limit && bound !== null && ratio !== null && ratio >= rule.ratio && ratio <= BEYOND_BOUND) {
+    return `${familyLabel(s.family)} reached ${formatValue(peak, s.unit)} at ${clock(s.maxAt)}, ${Math.round(ratio * 100)}% of the limit of ${formatValue(bound, limit.unit)}`;
   }
   const event = EVENTS.find((e) => e.family === s.family);
   if (event?.when === 'rises' && s.first !== null && s.max !== null && s.max > s.first) return `${event.says} at about ${clock(s.maxAt)}`;

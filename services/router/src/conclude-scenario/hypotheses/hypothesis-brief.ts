@@ -59,7 +59,7 @@ const DWARFED = 0.4;
  * whose onset fits the symptom's leads, even over a better-ranked mode that rests on changes only. When the best-ranked mode rests on changes only, the
  * order of those changes is the better guide (a sharp cause precedes its effects): the confirmed
  * mode whose evidence includes the earliest sustained change leads, unless its change is dwarfed;
- * when no mode contains that change, the best-ranked mode still leads.
+ * when no mode contains that change, no mode leads and the family rules conclude.
  */
 export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string | null): Hypothesis | null {
   const confirmed = hypotheses.filter((h) => h.verdict === 'confirmed' && !h.explainedBy);
@@ -70,8 +70,8 @@ export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string 
   if (named) return named;
   if (orderLead === null) return top;
   const ordered = confirmed.find((h) => h.families.includes(orderLead));
-  // The earliest change is in no confirmed mode: the best-ranked mode still leads, for the tested mechanism beats a bare change.
-  if (!ordered) return top;
+  // The earliest change is in no confirmed mode: no mode explains it, and the family rules conclude.
+  if (!ordered) return null;
   if (top.magnitude - ordered.magnitude > DWARFED) return top;
   // Led by its order, the mode is reported under the change that came first.
   const reads = new Set<string>([...ordered.mode.evidence.families, ...ordered.mode.symptoms]);
