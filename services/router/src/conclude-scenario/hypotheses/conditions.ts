@@ -138,9 +138,8 @@ type Floored = { family: string; atLeast?: number; unit?: string };
 
 /**
  * The series a change condition reads. With a floor, those in the floor's unit. Without one, the
- * worst series and every other that speaks for the family: in the family's own unit or its
- * primary metric (row lock waits that rose are not hidden behind a lock-timeout counter that
- * stayed put); a load average or a fork counter never stands in for CPU utilisation on its own.
+ * worst series and the family's primary metric (row lock waits that rose are not hidden behind a
+ * lock-timeout counter that stayed put); any other series of the family does not stand in for it.
  */
 function seriesFor(c: Floored, ctx: EvidenceContext): SignalState[] | ConditionResult {
   const all = ctx.byFamily.get(c.family) ?? [];
@@ -151,7 +150,7 @@ function seriesFor(c: Floored, ctx: EvidenceContext): SignalState[] | ConditionR
     const inUnit = all.filter((st) => st.signal.unit === unit);
     return inUnit.length > 0 ? inUnit : unknown(c.family, `no ${label(c.family)} series in ${unit}, so the size of its change cannot be judged`);
   }
-  return all.filter((st, i) => i === 0 || st.signal.unit === own || classifyMetric(st.signal.metric).primary);
+  return all.filter((st, i) => i === 0 || classifyMetric(st.signal.metric).primary);
 }
 
 /** A change whose extreme stays under the condition's floor: too small to matter, whatever its ratio. */
