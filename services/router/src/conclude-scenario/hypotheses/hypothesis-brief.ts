@@ -54,9 +54,10 @@ const MIN_STATE_FIT = 0.6;
 const DWARFED = 0.4;
 
 /**
- * The mode that leads. The best-ranked mode shown by a state (a limit reached, a level at capacity,
- * an event, a log line, a statement) that is new (not held in the hour before the window too) and
- * whose onset fits the symptom's leads, even over a better-ranked mode that rests on changes only. When the best-ranked mode rests on changes only, the
+ * The mode that leads. The best-ranked mode leads when a state shows it (a limit reached, a level at
+ * capacity, an event, a log line, a statement) that is new (not held in the hour before the window
+ * too) and whose onset fits the symptom's; below it, the best-ranked mode whose state names its
+ * mechanism outright (a log line, an event, a limit) leads over modes that rest on changes only. When the best-ranked mode rests on changes only, the
  * order of those changes is the better guide (a sharp cause precedes its effects): the confirmed
  * mode whose evidence includes the earliest sustained change leads, unless its change is dwarfed;
  * when no mode contains that change, no mode leads and the family rules conclude.
@@ -64,7 +65,7 @@ const DWARFED = 0.4;
 export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string | null): Hypothesis | null {
   const confirmed = hypotheses.filter((h) => h.verdict === 'confirmed' && !h.explainedBy);
   const top = confirmed[0] ?? null;
-  if (!top || top.mode.id === 'healthy') return top;
+  if (!top || top.mode.id === 'healthy' || (top.state && top.fit >= MIN_STATE_FIT)) return top;
   // A mechanism the evidence names outright (a limit reached, a log line, an event) beats a resource that merely changed.
   const named = confirmed.find((h) => h.named && h.fit >= MIN_STATE_FIT);
   if (named) return named;
