@@ -180,7 +180,7 @@ function eventDrafts(metrics: readonly PlanningMetricV1[], label: string, target
  * unknown metrics. A unit is a group of a family's gauges or one counter or histogram. Metrics an
  * event query reads are not planned again as unknown metrics.
  */
-export function planByFamily(request: Pick<EvidenceRequestedV1, 'question' | 'target'>, catalog: PlanningCatalogV1, budget = MAX_QUERIES_PER_BATCH): FamilyPlan {
+export function planByFamily(request: Pick<EvidenceRequestedV1, 'question' | 'target'>, catalog: PlanningCatalogV1, budget = MAX_QUERIES_PER_BATCH, options: { askedOnly?: boolean } = {}): FamilyPlan {
   const asked = askedFamilies(request.question);
   const label = catalog.targetLabel ?? 'cluster';
   const target = request.target ?? '';
@@ -193,11 +193,16 @@ export function planByFamily(request: Pick<EvidenceRequestedV1, 'question' | 'ta
   const present = new Set(catalog.metrics.map((m) => m.family));
   const units = new Map<string, PlanningMetricV1[][]>([...present].map((f) => [f, unitsOf(catalog.metrics.filter((m) => f !== 'unknown' || !byEvent(m)), f)]));
   for (const f of asked) take(units.get(f)?.[0]);
-  for (const d of events) take(d);
-  for (const f of EVENT_FAMILIES) if (!asked.includes(f)) take(units.get(f)?.[0]);
+  // A follow-up round that names its families (open hypotheses) reads those only: the first round read events and context.
+  if (!options.askedOnly) {
+    for (const d of events) take(d);
+    for (const f of EVENT_FAMILIES) if (!asked.includes(f)) take(units.get(f)?.[0]);
+  }
   for (const f of asked) take(units.get(f)?.[1]);
-  for (const f of CONTEXT_ORDER) if (!asked.includes(f)) take(units.get(f)?.[0]);
-  for (const unit of (units.get('unknown') ?? []).slice(0, MAX_UNKNOWN)) take(unit);
+  if (!options.askedOnly) {
+    for (const f of CONTEXT_ORDER) if (!asked.includes(f)) take(units.get(f)?.[0]);
+    for (const unit of (units.get('unknown') ?? []).slice(0, MAX_UNKNOWN)) take(unit);
+  }
   const counts = new Map<string, number>();
   const drafts = picked.map((unit): FamilyDraft => {
     if (!Array.isArray(unit)) return unit;

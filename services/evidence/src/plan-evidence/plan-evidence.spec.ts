@@ -165,6 +165,24 @@ describe('Evidence Agent on an OpenAI-compatible model', () => {
     expect(rewriteInput.rewrite.errors.map((e) => e.code)).toEqual(['EVIDENCE.EXPRESSION_INVALID', 'EVIDENCE.EXPRESSION_INVALID', 'EVIDENCE.OPERATION_UNSUPPORTED']);
   });
 
+  it('plans an open-hypotheses round by family only: the templates answered the first question', async () => {
+    const catalog = {
+      status: 'listed' as const,
+      targetLabel: 'cluster',
+      truncated: false,
+      failureCode: null,
+      metrics: [
+        { name: 'tidb_server_query_total', family: 'statement_rate', kind: 'counter' as const, aggregation: 'rate' as const, badDirection: 'both' as const, unit: 'count', labelKeys: ['cluster'] },
+        { name: 'node_network_receive_bytes_total', family: 'network', kind: 'counter' as const, aggregation: 'rate' as const, badDirection: 'both' as const, unit: 'bytes', labelKeys: ['cluster'] },
+      ],
+    };
+    // "network traffic" holds a word of the qps template (traffic); the open round does not re-plan it.
+    const open = await planEvidenceRound(builtin(), request({ question: 'How did network traffic change across the window?', refinement: true }), catalog);
+    expect(open.queries.map((q) => q.expression)).toEqual(['sum(rate(node_network_receive_bytes_total{cluster="tidb-prod-7f3a"}[5m]))']);
+    const first = await planEvidenceRound(builtin(), request({ question: 'How did network traffic change across the window?' }), catalog);
+    expect(first.queries.map((q) => q.id)).toContain('qps');
+  });
+
   it('gives the model the discovered catalogue with families, and binds its plan to the catalogue\'s target label', async () => {
     const catalog = {
       status: 'listed' as const,

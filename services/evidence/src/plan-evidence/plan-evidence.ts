@@ -128,7 +128,9 @@ function catalogPlan(request: EvidencePlanInputV1['request'], catalog: PlanningC
   }
   const question = request.question.toLowerCase();
   const servedOps = PROVIDER_OPERATIONS[request.provider];
-  const asked = templatesFor(request.provider, catalog.operations ?? [], channels.dialect ?? undefined).filter((t) => !t.needsCatalogOperation && t.asks.some((a) => question.includes(a)));
+  // An open-hypotheses round (a refinement that is no comparison) asks families: templates answered the scenario's own question in round 0.
+  const openRound = request.refinement && !request.comparison;
+  const asked = openRound ? [] : templatesFor(request.provider, catalog.operations ?? [], channels.dialect ?? undefined).filter((t) => !t.needsCatalogOperation && t.asks.some((a) => question.includes(a)));
   const unserved = asked.filter((t) => !servedOps.includes(t.operation));
   const present = new Set(catalog.metrics.map((m) => m.name));
   // Templates bind `cluster`; they fit only an endpoint whose target label is `cluster`.
@@ -136,7 +138,7 @@ function catalogPlan(request: EvidencePlanInputV1['request'], catalog: PlanningC
   const covered = new Set(templates.flatMap(templateMetrics));
   // Channel queries (logs, statement statistics) share the budget; the metric queries keep the rest.
   const channelDrafts = channels.drafts.slice(0, Math.max(0, Math.min(MAX_CHANNEL_QUERIES, MAX_QUERIES_PER_BATCH - templates.length - MIN_METRIC_QUERIES)));
-  const plan = planByFamily(request, { ...catalog, metrics: catalog.metrics.filter((m) => !covered.has(m.name)) }, Math.max(0, MAX_QUERIES_PER_BATCH - templates.length - channelDrafts.length));
+  const plan = planByFamily(request, { ...catalog, metrics: catalog.metrics.filter((m) => !covered.has(m.name)) }, Math.max(0, MAX_QUERIES_PER_BATCH - templates.length - channelDrafts.length), { askedOnly: openRound });
   const drafts = [...templates.map((t) => draft(bindTemplate(t, target, request.window))), ...channelDrafts, ...plan.drafts.map(({ family: _family, ...q }) => draft(q))];
   const stillMissing = plan.missing.filter((f) => ![...covered].some((n) => classifyMetric(n).family === f));
   const notes = [

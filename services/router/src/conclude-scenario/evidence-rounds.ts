@@ -56,9 +56,12 @@ export function scenarioStatus(rounds: readonly EvidenceRound[], record: Evidenc
   return status === 'complete' && primary.length > 0 && primary.every((q) => q.outcome === 'empty') ? 'no_data' : status;
 }
 
+/** An open-hypotheses round that planned nothing (the target has none of the series it named): it added nothing and degrades nothing. */
+const idleOpenRound = (r: Pick<EvidenceRound, 'round' | 'status' | 'question'>) => r.round > 0 && r.status === 'not_executed' && !REFINEMENT_RULES.some((rule) => rule.question === r.question);
+
 /** Status over rounds alone: complete only when every round was. */
 export function combinedStatus(rounds: readonly EvidenceRound[]): string {
-  const statuses = rounds.map((r) => r.status);
+  const statuses = rounds.filter((r) => !idleOpenRound(r)).map((r) => r.status);
   if (statuses.length === 0) return 'failed';
   if (statuses.every((s) => s === 'complete')) return 'complete';
   if (statuses.every((s) => s === statuses[0])) return statuses[0];

@@ -196,6 +196,13 @@ describe('hypotheses', () => {
     expect(chooseLead([wal, load], 'wal')).toMatchObject({ family: 'wal' });
     expect(chooseLead([h('io-limit', { magnitude: 1, families: ['io_queue'] }), load], 'rows_written')?.mode.id).toBe('io-limit');
     expect(chooseLead([wal], 'network')).toBeNull();
+    // A log line or a limit reached names its mechanism: it leads from below a bigger change, even some minutes after the symptom began.
+    const refused = h('connection-exhaustion', { state: true, named: true, magnitude: 0.75, fit: 0.4, families: [] });
+    expect(chooseLead([wal, refused], 'rows_written')?.mode.id).toBe('connection-exhaustion');
+    // A level over a threshold is a state but names nothing: it leads only from the top.
+    const hot = h('cpu-load', { state: true, magnitude: 0.9, fit: 1, families: ['cpu'] });
+    expect(chooseLead([wal, hot], 'rows_written')).toBeNull();
+    expect(chooseLead([hot, wal], 'rows_written')?.mode.id).toBe('cpu-load');
   });
 
   it('a scenario whose own families were not measured is never healthy: the brief says the evidence is missing', () => {

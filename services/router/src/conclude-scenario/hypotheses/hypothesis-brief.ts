@@ -50,6 +50,12 @@ export function testHypotheses(thread: HypothesisThread, facts: readonly Evidenc
 /** A state leads on its own only when its onset fits the symptom's (not far before or after it). */
 const MIN_STATE_FIT = 0.6;
 
+/**
+ * A state that names its mechanism may begin a while after the symptom the customer noticed (the
+ * pool fills, then connections are refused): only one far after it (the timing floor) is set aside.
+ */
+const MIN_NAMED_FIT = 0.3;
+
 /** A plain change this much smaller than the best-ranked mode's does not take the lead on order alone. */
 const DWARFED = 0.4;
 
@@ -67,7 +73,7 @@ export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string 
   const top = confirmed[0] ?? null;
   if (!top || top.mode.id === 'healthy' || (top.state && top.fit >= MIN_STATE_FIT)) return top;
   // A mechanism the evidence names outright (a limit reached, a log line, an event) beats a resource that merely changed.
-  const named = confirmed.find((h) => h.named && h.fit >= MIN_STATE_FIT);
+  const named = confirmed.find((h) => h.named && h.fit >= MIN_NAMED_FIT);
   if (named) return named;
   if (orderLead === null) return top;
   const ordered = confirmed.find((h) => h.families.includes(orderLead));
