@@ -12,7 +12,8 @@
  *   npm run bench:diagnosis -- --json out.json      # also write every result as JSON
  *
  * Env knobs: BENCH_QUICK, BENCH_DIAGNOSIS_CONCURRENCY (4), BENCH_DIAGNOSIS_TIMEOUT_MS (180000),
- * BENCH_DIAGNOSIS_SUITES (A,B,L), BENCH_DIAGNOSIS_ONLY (regex on case ids), BENCH_DBSHERLOCK_DIR.
+ * BENCH_DIAGNOSIS_SUITES (A,B,L), BENCH_DIAGNOSIS_ONLY (regex on case ids), BENCH_DBSHERLOCK_DIR,
+ * BENCH_LAB_FACTS=1 (suite L's JSON also holds each thread's facts per round, for reading a miss).
  * Rules (conversion, generator, scoring): bench/diagnosis/README.md.
  *
  * Exit code: 0 whatever the scores (targets are reported as PASS/MISS, never enforced here);
