@@ -1,4 +1,5 @@
 import type { EvidenceFactV1 } from '@aoc/contracts';
+import { familiesInText } from '@aoc/metric-ontology';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { familySignals } from '../family-rules';
@@ -7,6 +8,7 @@ import { buildContext } from './evidence-context';
 import { FAILURE_MODES, FailureModesData } from './failure-modes.data';
 import type { Hypothesis } from './evaluate-modes';
 import { chooseLead, hypothesisBrief, testHypotheses } from './hypothesis-brief';
+import { familyPhrase } from './open-evidence';
 import { changeFactor, signalState } from './signal-state';
 
 const FROM = '2026-11-03T09:40:00.000Z';
@@ -243,5 +245,17 @@ describe('hypotheses', () => {
     const out = testHypotheses(thread('failover-restart', ['uptime', 'restarts'], true), [conns, limit, uptime, loggedRestart, logsRead]);
     expect(out.hypotheses.find((h) => h.mode.id === 'connection-exhaustion')).toMatchObject({ verdict: 'confirmed', explainedBy: null });
     expect(out.lead?.mode.id).toBe('connection-exhaustion');
+  });
+});
+
+describe('the open-hypotheses question', () => {
+  it('names each family in words that never ask again for a family already measured', () => {
+    const measured = new Set(['statement_latency', 'locks', 'connections', 'iops', 'cpu']);
+    for (const f of ['io_latency', 'lock_waits', 'connection_limit', 'iops_limit', 'io_credits', 'cpu_credits', 'transaction_age', 'replication_lag']) {
+      const asked = familiesInText(familyPhrase(f, measured) ?? '').map((m) => m.family);
+      expect([f, asked]).toEqual([f, [f]]);
+    }
+    // While locks are unread, "lock waits" asks for both.
+    expect(familiesInText(familyPhrase('lock_waits') ?? '').map((m) => m.family).sort()).toEqual(['lock_waits', 'locks']);
   });
 });

@@ -56,13 +56,24 @@ export function modeFamilies(mode: FailureMode): string[] {
   return [...new Set([...mode.signature.flatMap(clauseFamilies), ...mode.evidence.families])];
 }
 
-/** Words the Evidence Agent's planner maps back to exactly this family (its label, else its first word that does). */
-export function familyPhrase(family: string): string | null {
+/**
+ * Words the Evidence Agent's planner maps back to this family, and to no family already measured:
+ * its label ("lock waits" also asks for locks, which is welcome while locks are unread), else its
+ * first word that maps to it alone ("disk latency" would ask query latency again once it was
+ * read), else the label when it maps at all.
+ */
+export function familyPhrase(family: string, measured: ReadonlySet<string> = new Set()): string | null {
   if (!isMetricFamilyId(family)) return null;
-  const maps = (text: string) => familiesInText(text).some((m) => m.family === family);
+  const found = (text: string) => familiesInText(text).map((m) => m.family as string);
+  const fits = (text: string) => {
+    const fs = found(text);
+    return fs.includes(family) && fs.every((f) => f === family || !measured.has(f));
+  };
   const label = familyLabel(family);
-  if (maps(label)) return label;
-  return familyWords(family).find(maps) ?? null;
+  if (fits(label)) return label;
+  const word = familyWords(family).find(fits);
+  if (word) return word;
+  return found(label).includes(family) ? label : (familyWords(family).find((w) => found(w).includes(family)) ?? null);
 }
 
 /**
@@ -74,7 +85,7 @@ export function familyPhrase(family: string): string | null {
 export function openEvidence(hypotheses: readonly Hypothesis[], ctx: EvidenceContext, emptyFamilies: readonly string[]): OpenEvidence | null {
   const measured = new Set<string>([...ctx.byFamily.keys(), ...emptyFamilies]);
   const open = hypotheses.filter((h) => h.verdict === 'undetermined' && h.mode.id !== 'healthy');
-  const wanted = open.map((h) => ({ mode: h.mode.id, families: modeFamilies(h.mode).filter((f) => !measured.has(f) && familyPhrase(f) !== null) })).filter((w) => w.families.length > 0);
+  const wanted = open.map((h) => ({ mode: h.mode.id, families: modeFamilies(h.mode).filter((f) => !measured.has(f) && familyPhrase(f, measured) !== null) })).filter((w) => w.families.length > 0);
   const families: string[] = [];
   const modes: string[] = [];
   for (let depth = 0; families.length < MAX_ASKED && wanted.some((w) => w.families.length > depth); depth++) {
@@ -86,7 +97,7 @@ export function openEvidence(hypotheses: readonly Hypothesis[], ctx: EvidenceCon
     }
   }
   if (families.length === 0) return null;
-  const phrases = families.map((f) => familyPhrase(f) as string);
+  const phrases = [...new Set(families.map((f) => familyPhrase(f, measured) as string))];
   const list = phrases.length === 1 ? phrases[0] : `${phrases.slice(0, -1).join(', ')} and ${phrases[phrases.length - 1]}`;
   return {
     families,
