@@ -32,26 +32,58 @@ export function promLabelValue(value: string): string {
  */
 export function unboundSelectors(expression: string, label: string, value: string): string[] {
   const out: string[] = [];
-  const text = (n: { from: number; to: number }) => expression.slice(n.from, n.to);
   parser.parse(expression).iterate({
     enter: (node) => {
       if (node.type.name !== 'VectorSelector') return;
-      let bound = false;
-      const matchers = node.node.getChild('LabelMatchers');
-      for (const m of matchers ? [...matchers.getChildren('UnquotedLabelMatcher'), ...matchers.getChildren('QuotedLabelMatcher')] : []) {
-        const name = m.getChild('LabelName') ?? m.getChild('QuotedLabelName');
-        const op = m.getChild('MatchOp')?.firstChild?.type.name;
-        const literal = m.getChild('StringLiteral');
-        if (!name || !literal || op !== 'EqlSingle') continue;
-        let literalValue: unknown = null;
-        try {
-          literalValue = JSON.parse(text(literal).replace(/^'(.*)'$/s, '"$1"'));
-        } catch {
-          literalValue = null;
-        }
-        if (text(name).replace(/^"|"$/g, '') === label && literalValue === value) bound = true;
-      }
-      if (!bound) out.push(text(node).slice(0, 80));
+      const bound = matchersOf(node.node, expression).some((m) => m.op === 'EqlSingle' && m.label === label && m.value === value);
+      if (!bound) out.push(expression.slice(node.from, node.to).slice(0, 80));
+      return false;
+    },
+  });
+  return out;
+}
+
+interface Matcher {
+  label: string;
+  /** The grammar's name of the operator: `EqlSingle` (=), `EqlRegex` (=~), `Neq`, `NeqRegex`. */
+  op: string | undefined;
+  /** The matched string, unquoted; null when it does not decode. */
+  value: string | null;
+}
+
+type SyntaxNode = NonNullable<ReturnType<ReturnType<typeof parser.parse>['topNode']['getChild']>>;
+
+/** The label matchers of one vector selector. */
+function matchersOf(selector: SyntaxNode, expression: string): Matcher[] {
+  const text = (n: { from: number; to: number }) => expression.slice(n.from, n.to);
+  const matchers = selector.getChild('LabelMatchers');
+  const out: Matcher[] = [];
+  for (const m of matchers ? [...matchers.getChildren('UnquotedLabelMatcher'), ...matchers.getChildren('QuotedLabelMatcher')] : []) {
+    const name = m.getChild('LabelName') ?? m.getChild('QuotedLabelName');
+    const literal = m.getChild('StringLiteral');
+    if (!name || !literal) continue;
+    let value: unknown = null;
+    try {
+      value = JSON.parse(text(literal).replace(/^'(.*)'$/s, '"$1"'));
+    } catch {
+      value = null;
+    }
+    out.push({ label: text(name).replace(/^"|"$/g, ''), op: m.getChild('MatchOp')?.firstChild?.type.name, value: typeof value === 'string' ? value : null });
+  }
+  return out;
+}
+
+/** The equality and regex matchers (`=`, `=~`) of the first vector selector of `name`, label to value. */
+export function selectorLabels(expression: string, name: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let done = false;
+  parser.parse(expression).iterate({
+    enter: (node) => {
+      if (done || node.type.name !== 'VectorSelector') return;
+      const id = node.node.getChild('Identifier');
+      if (!id || expression.slice(id.from, id.to) !== name) return false;
+      for (const m of matchersOf(node.node, expression)) if ((m.op === 'EqlSingle' || m.op === 'EqlRegex') && m.value !== null) out[m.label] = m.value;
+      done = true;
       return false;
     },
   });

@@ -1,6 +1,7 @@
 import { AgentRuntime, BuiltinRegistry, chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime';
 import { EvidenceBatchPlannedV1, type EvidenceRequestedV1 } from '@aoc/contracts';
 import { registerBuiltinPlanner, planEvidenceRound } from './evidence-planner.agent';
+import { toPlanningCatalog } from './planning-catalog';
 import { validatePlan } from './plan-validator';
 
 const request = (over: Partial<EvidenceRequestedV1> = {}): EvidenceRequestedV1 => ({
@@ -166,16 +167,8 @@ describe('Evidence Agent on an OpenAI-compatible model', () => {
   });
 
   it('plans an open-hypotheses round by family only: the templates answered the first question', async () => {
-    const catalog = {
-      status: 'listed' as const,
-      targetLabel: 'cluster',
-      truncated: false,
-      failureCode: null,
-      metrics: [
-        { name: 'tidb_server_query_total', family: 'statement_rate', kind: 'counter' as const, aggregation: 'rate' as const, badDirection: 'both' as const, unit: 'count', labelKeys: ['cluster'] },
-        { name: 'node_network_receive_bytes_total', family: 'network', kind: 'counter' as const, aggregation: 'rate' as const, badDirection: 'both' as const, unit: 'bytes', labelKeys: ['cluster'] },
-      ],
-    };
+    const names = ['tidb_server_query_total', 'node_network_receive_bytes_total'];
+    const catalog = toPlanningCatalog({ runId: 'run-1', request: {} as never, status: 'listed', targetLabel: 'cluster', truncated: false, failureCode: null, metrics: names.map((name) => ({ name, labelKeys: ['cluster'], series: 1 })), operations: [], logsLabel: null });
     // "network traffic" holds a word of the qps template (traffic); the open round does not re-plan it.
     const open = await planEvidenceRound(builtin(), request({ question: 'How did network traffic change across the window?', refinement: true }), catalog);
     expect(open.queries.map((q) => q.expression)).toEqual(['sum(rate(node_network_receive_bytes_total{cluster="tidb-prod-7f3a"}[5m]))']);

@@ -1,6 +1,6 @@
 import { EvidenceFactV1, type PlannedQueryV1 } from '@aoc/contracts';
-import type { QueryEvidence } from '@aoc/providers';
-import { familyAttributes, materializeFacts, selectorLabels } from './materialize-facts';
+import { selectorLabels, type QueryEvidence } from '@aoc/providers';
+import { familyAttributes, materializeFacts } from './materialize-facts';
 
 const planned = (id: string, purpose: string): PlannedQueryV1 => ({ id, operation: 'promql_range', expression: `x_${id}`, purpose });
 

@@ -1,6 +1,6 @@
 import { EvidenceFactV1, type PlannedQueryV1 } from '@aoc/contracts';
 import { classifyMetric } from '@aoc/metric-ontology';
-import { ANOMALY_Z_THRESHOLD, mostAnomalousIndex, type QueryEvidence } from '@aoc/providers';
+import { ANOMALY_Z_THRESHOLD, mostAnomalousIndex, selectorLabels, type QueryEvidence } from '@aoc/providers';
 import { materializeEvents } from './materialize-events';
 import { materializeChannelNote, materializeLogs } from './materialize-logs';
 import { materializeMySqlStats } from './materialize-mysql-stats';
@@ -73,17 +73,6 @@ export function familyAttributes(planned: PlannedQueryV1 | undefined, seriesName
   const c = classifyMetric(name, seriesName ? {} : selectorLabels(planned.expression, name));
   // `scale` turns a raw sample into the family's unit (KB → bytes, ms → seconds); 1 is left out.
   return { family: c.family, metric: name.slice(0, 200), badDirection: c.badDirection, unitKind: c.unit, ...(c.scale !== 1 ? { unitScale: String(c.scale) } : {}) };
-}
-
-/** The equality and regex matchers of the first selector of `name` in a PromQL expression. */
-export function selectorLabels(expression: string, name: string): Record<string, string> {
-  const at = expression.indexOf(`${name}{`);
-  if (at < 0) return {};
-  const end = expression.indexOf('}', at);
-  const body = expression.slice(at + name.length + 1, end < 0 ? undefined : end);
-  const out: Record<string, string> = {};
-  for (const m of body.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*=~?\s*"([^"]*)"/g)) out[m[1]] = m[2];
-  return out;
 }
 
 export interface Materialized {

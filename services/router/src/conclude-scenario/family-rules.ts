@@ -173,7 +173,8 @@ interface Finding {
   start: number | null;
 }
 
-const BEYOND_BOUND = 1.05;
+/** A used or free amount this far past its bound was not measured on what the bound limits (a database's size against another volume). */
+export const BEYOND_BOUND = 1.05;
 
 function limitFinding(s: FamilySignal, signals: readonly FamilySignal[]): string | null {
   const rule = LIMITS.find((l) => l.family === s.family);
@@ -183,7 +184,6 @@ function limitFinding(s: FamilySignal, signals: readonly FamilySignal[]): string
   const bound = limit ? scaled(limit, limit.last ?? limit.max) : null;
   const peak = scaled(s, s.max);
   const ratio = bound !== null && bound > 0 && peak !== null ? peak / bound : null;
-  // Far past its bound, the signal was not measured on what that bound limits (a database's size against another volume).
   if (rule && limit && bound !== null && ratio !== null && ratio >= rule.ratio && ratio <= BEYOND_BOUND) {
     return `${familyLabel(s.family)} reached ${formatValue(peak, s.unit)} at ${clock(s.maxAt)}, ${Math.round(ratio * 100)}% of the limit of ${formatValue(bound, limit.unit)}`;
   }

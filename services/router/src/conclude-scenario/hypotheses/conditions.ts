@@ -1,5 +1,5 @@
 import { classifyMetric, familyLabel, isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
-import { clock, deviatesBadly, formatValue, recovered } from '../family-rules';
+import { BEYOND_BOUND, clock, deviatesBadly, formatValue, recovered } from '../family-rules';
 import type { Condition } from './failure-modes.data';
 import { largest, worst, worstInUnit, type EvidenceContext } from './evidence-context';
 import { changeFactor, extremeOf, hoursToBound, type SignalState } from './signal-state';
@@ -69,9 +69,6 @@ function limitOf(ctx: EvidenceContext, family: string, of: SignalState): { value
   const setting = ctx.settings.get(family);
   return setting !== undefined && setting > 0 ? { value: setting, text: (v) => formatValue(v, 'count') } : null;
 }
-
-/** A used or free amount this far past its bound was not measured on the same thing (a database's size against another volume). */
-const BEYOND_BOUND = 1.05;
 
 /** The series a level against a bound is read from: the worst in the family's own unit, else the worst. */
 const boundedSeries = (ctx: EvidenceContext, family: string) => worstInUnit(ctx, family) ?? worst(ctx, family);

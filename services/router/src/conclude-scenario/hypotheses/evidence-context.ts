@@ -98,8 +98,8 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
       const count = num(f.value) ?? 1;
       if (typeof a['pattern'] === 'string') {
         const prev = logPatterns.get(a['pattern']);
-        const last = time(a['lastAt']) ?? at;
-        logPatterns.set(a['pattern'], { count: (prev?.count ?? 0) + count, at: prev?.at ?? at, last: prev?.last != null && last !== null ? Math.max(prev.last, last) : (last ?? prev?.last ?? null) });
+        const lasts = [prev?.last, time(a['lastAt']) ?? at].filter((t): t is number => typeof t === 'number');
+        logPatterns.set(a['pattern'], { count: (prev?.count ?? 0) + count, at: prev?.at ?? at, last: lasts.length > 0 ? Math.max(...lasts) : null });
       } else if (typeof a['event'] === 'string') {
         read.events = true;
         events.push({ kind: a['event'], source: a['source'] === 'metrics' ? 'metrics' : 'provider', at, count, text: f.subject });
