@@ -9,6 +9,7 @@ import { suiteBAnchorDay } from '../../tools/launcher/src/diagnosis-bench/scenar
 import type { Target } from '../../tools/launcher/src/diagnosis-bench/score';
 import { pool, runTicket, type EngineOutcome } from './engine';
 import { startBenchPrometheus, type BenchPrometheus } from './prometheus';
+import { startLabStatistics, type LabStatistics } from '../../tools/launcher/src/diagnosis-bench/lab-statistics-servers';
 import { table } from './report';
 
 /** Quick mode: the first case (in id order) of each of these modes. */
@@ -36,8 +37,12 @@ export function selectLab(now: number, quick: boolean, only: RegExp | null): Lab
 export interface LabBackends {
   prom: BenchPrometheus;
   loki: RunningLoki;
-  /** The generic package's endpoint for the lab clusters. */
-  target: Record<string, unknown>;
+  statistics: LabStatistics;
+  /**
+   * The generic package's endpoints: one per lab cluster (a SQL server is one database
+   * instance), each with its case's statement statistics where a server could load them.
+   */
+  targets: Record<string, unknown>[];
   stop: () => Promise<void>;
 }
 
@@ -52,11 +57,14 @@ export async function startLabBackends(sel: LabSelection, progress: (line: strin
   }
   const lines = sel.cases.reduce((n, c) => n + c.case.logs.length, 0);
   progress(`suite L: own Prometheus ready; Loki API at ${loki.baseUrl} with ${lines} log lines of ${sel.cases.length} cases`);
+  const statistics = await startLabStatistics(sel.cases, progress);
   return {
     prom,
     loki,
-    target: { name: 'lab', baseUrl: prom.baseUrl, targetLabel: 'cluster', loki: { baseUrl: loki.baseUrl } },
+    statistics,
+    targets: sel.cases.map((c) => ({ name: c.case.cluster, baseUrl: prom.baseUrl, loki: { baseUrl: loki.baseUrl }, ...statistics.endpoints.get(c.case.cluster) })),
     stop: async () => {
+      await statistics.stop();
       await loki.stop();
       await prom.stop();
     },
@@ -79,7 +87,7 @@ export interface LabResult {
   ms: number;
   customerReply: string;
   /** Per scenario thread: the questions of its rounds and the modes it tested (for reading a miss, not for scoring). */
-  threads: { scenario: string; questions: string[]; hypotheses: unknown[]; facts?: string[][] }[];
+  threads: { scenario: string; questions: string[]; lead: NonNullable<LabBriefRow['brief']>['leadingMechanism'] | null; hypotheses: unknown[]; facts?: string[][] }[];
 }
 
 export async function runLab(platform: Platform, sel: LabSelection, concurrency: number, timeoutMs: number, progress: (line: string) => void): Promise<LabResult[]> {
@@ -112,6 +120,7 @@ export async function runLab(platform: Platform, sel: LabSelection, concurrency:
       threads: rows.map((r) => ({
         scenario: r.scenario,
         questions: (r.rounds ?? []).map((x) => String(x.question ?? '')),
+        lead: r.brief?.leadingMechanism ?? null,
         hypotheses: ((r.brief as { hypotheses?: unknown[] } | null)?.hypotheses ?? []).slice(0, 12),
         // BENCH_LAB_FACTS=1: each round's facts, compact, for reading a miss.
         ...(process.env['BENCH_LAB_FACTS'] === '1'
@@ -178,7 +187,7 @@ export function labSections(results: readonly LabResult[], sel: LabSelection): {
     notes: [
       `suite L: cause = the leading brief's leadingMechanism.mode in {truth.mode, alsoAcceptModes}; where no brief carries a mode, its family in truth.families; healthy: no fault named. Recovered ok: right cause and the lead's severity below high`,
       'suite L: recorded at 1 real s = 40 case s (counters x 40, gauges as recorded, ages x 40); each case has about 13 minutes of samples before its one-hour window',
-      'suite L: statement snapshots (pg_stat_statements, performance_schema digests) are in the case files but not replayed yet: the statistics endpoints (sql) are not configured for lab clusters',
+      'suite L: statement snapshots (read at the end of each recording) are served by real servers: per case a Postgres database whose statistics views read the snapshot, and a MariaDB database behind a MySQL-protocol front; views a case did not record do not exist there',
     ],
   };
 }

@@ -177,7 +177,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     mode = configured.mode;
     if (prom) progress(`prometheus ready at 127.0.0.1; generic package configured as ${mode === 'targetLabel' ? "one endpoint {name: 'bench', targetLabel: 'cluster'}" : `${configured.targets.length} legacy per-cluster targets (PrometheusTargetConfig has no targetLabel yet)`}`);
     t = Date.now();
-    platform = await startLivePlatform(labBackends ? [...configured.targets, ...labTarget(labBackends.target)] : configured.targets);
+    platform = await startLivePlatform(labBackends ? [...configured.targets, ...labBackends.targets.flatMap(labTarget)] : configured.targets);
     timings['platform'] = Date.now() - t;
     progress(`platform up (live evidence, built-in engine) in ${(timings['platform'] / 1000).toFixed(1)} s; ${jobs.length} tickets, ${options.concurrency} in flight, ${options.timeoutMs / 1000} s each at most`);
     t = Date.now();
@@ -229,7 +229,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const labReport = lab && labResults.length ? labSections(labResults, lab) : null;
   if (labReport) {
     sections.push(...labReport.sections);
-    notes.push(...labReport.notes);
+    notes.push(...labReport.notes, ...(labBackends?.statistics.notes ?? []));
   }
   const goals = [...targets(b.length ? bTotal : null, aSingle.length ? aSingleTotal : null, totals), ...(labReport?.targets ?? [])];
   const wall = Date.now() - T0;

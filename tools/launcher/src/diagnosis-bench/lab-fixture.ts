@@ -23,3 +23,21 @@ export function sampleCase(over: Partial<LabCase> = {}): LabCase {
     ...over,
   };
 }
+
+/** A MariaDB case with a statement snapshot as the recorder writes it (one expensive digest). */
+export function sampleMariadbCase(id = 'my-cpu-statement-04'): LabCase {
+  return sampleCase({
+    id,
+    engine: 'mariadb',
+    cluster: `lab-my-${id.slice(-2)}`,
+    statements: {
+      events_statements_summary_by_digest: [{ digest: 'ab12', digest_text: 'SELECT SUM ( `x` ) FROM `orders`', count_star: 84, sum_timer_wait_s: 150.5, sum_lock_time_s: 0.01, sum_rows_examined: 25_200_000, sum_rows_sent: 84, sum_no_index_used: 84, sum_created_tmp_disk_tables: 0, sum_sort_merge_passes: 0, sum_errors: 0 }],
+      processlist: [
+        { command: 'Sleep', state: '', count: 5 },
+        { command: 'Query', state: 'Sending data', count: 2 },
+      ],
+      global_status: { Threads_connected: 7, Innodb_deadlocks: 175 },
+      variables: { max_connections: '60' },
+    },
+  });
+}

@@ -276,15 +276,25 @@ function statement(c: Extract<Condition, { kind: 'statement' }>, ctx: EvidenceCo
   const lead = ctx.leadStatement;
   if (!lead) return unknown(null, ctx.notConfigured.has('statements') ? 'statement statistics are not configured for this target' : 'no statement statistics were read');
   if (lead.share === null) return unknown(null, `the statement statistics give no share of time for ${lead.ref}`);
-  const text = `statement ${lead.ref} takes ${Math.round(lead.share)}% of the statement time`;
-  return lead.share >= c.atLeast ? holds(null, text, lead.share / 100, null) : fails(null, text);
+  const kind = typeof lead.attrs['statementType'] === 'string' ? lead.attrs['statementType'] : 'OTHER';
+  const text = `statement ${lead.ref} (${kind}) takes ${Math.round(lead.share)}% of the statement time`;
+  if (lead.share < c.atLeast) return fails(null, text);
+  // The load's own statement leads whatever the cause; only one of the mode's kinds names it.
+  if (c.types && !(c.types as readonly string[]).includes(kind)) return fails(null, `${text}, but it is ${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}, not ${c.types.join(' or ')}`);
+  return holds(null, text, lead.share / 100, null);
 }
 
 function count(c: Extract<Condition, { kind: 'count' }>, ctx: EvidenceContext): ConditionResult {
-  const v = ctx.counts.get(c.family);
-  if (v === undefined) return unknown(c.family, `no session or statement statistics of ${label(c.family)}`);
-  const text = `${v} ${label(c.family)} in the session statistics when they were read`;
-  return v >= c.atLeast ? holds(c.family, text, 0.7, null) : fails(c.family, text);
+  const got = ctx.counts.get(c.family);
+  if (got === undefined) return unknown(c.family, `no session or statement statistics of ${label(c.family)}`);
+  const v = got.value;
+  if (!got.cumulative) {
+    const text = `${v} ${label(c.family)} in the session statistics when they were read`;
+    return v >= c.atLeast ? holds(c.family, text, 0.7, null) : fails(c.family, text);
+  }
+  // A total since start rules out (none ever) but cannot place what it counts in the window.
+  const text = `${v} ${label(c.family)} counted since the server started or its statistics were reset`;
+  return v >= c.atLeast ? unknown(c.family, `${text}; the total does not say whether any fell in the window`) : fails(c.family, text);
 }
 
 function named(c: Extract<Condition, { kind: 'named' }>, ctx: EvidenceContext): ConditionResult {

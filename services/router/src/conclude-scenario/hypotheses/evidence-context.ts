@@ -34,7 +34,11 @@ export interface EvidenceContext {
   /** The lead statement of statement statistics: share of time (%) and its reference. */
   leadStatement: { share: number | null; ref: string; attrs: Record<string, string | number | boolean> } | null;
   /** Counts from session and statement statistics by family. */
-  counts: Map<string, number>;
+  /**
+   * Session and statement statistics by family. `cumulative`: a total since the server started or
+   * the statistics were reset, which says that something happened, not when.
+   */
+  counts: Map<string, { value: number; cumulative: boolean }>;
   /** Settings by family (max_connections → connection_limit). */
   settings: Map<string, number>;
   window: { from: number; to: number } | null;
@@ -83,7 +87,7 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
     if (sig.family === 'uptime' || sig.family === 'restarts') eventCoverage.add('restart');
     if (sig.family === 'failover') eventCoverage.add('role_change');
   }
-  const counts = new Map<string, number>();
+  const counts: EvidenceContext['counts'] = new Map();
   const settings = new Map<string, number>();
   const notConfigured = new Set<string>();
   const read = { logs: false, statements: false, events: events.length > 0 || signals.some((s) => ['uptime', 'restarts', 'failover'].includes(s.family)) };
@@ -113,7 +117,10 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
     if (f.kind === 'count' && family && a['source'] !== 'logs' && typeof a['source'] === 'string') {
       read.statements = true;
       const v = num(f.value);
-      if (v !== null) counts.set(family, Math.max(counts.get(family) ?? 0, v));
+      const cumulative = typeof a['basis'] === 'string' && a['basis'] !== 'now';
+      const prev = counts.get(family);
+      // A reading of the present outranks a total since start; among equals the larger.
+      if (v !== null && (!prev || (prev.cumulative && !cumulative) || (prev.cumulative === cumulative && v > prev.value))) counts.set(family, { value: v, cumulative });
     }
     if (f.kind === 'config_value' && family) {
       const v = num(f.value);

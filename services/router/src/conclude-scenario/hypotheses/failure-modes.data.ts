@@ -53,7 +53,8 @@ export const ConditionSchema = z.discriminatedUnion('kind', [
   /** Database log lines of a pattern. */
   z.object({ kind: z.literal('log'), patterns: z.array(Word).min(1).max(12) }).strict(),
   /** The lead statement of the statement statistics takes at least this share (%) of the time. */
-  z.object({ kind: z.literal('statement'), atLeast: z.number().min(0).max(100) }).strict(),
+  /** `types`: only a lead statement of these kinds counts (a SELECT for a plan, never the bulk INSERT of a write load). */
+  z.object({ kind: z.literal('statement'), atLeast: z.number().min(0).max(100), types: z.array(z.enum(['SELECT', 'WITH', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY', 'OTHER'])).min(1).max(8).optional() }).strict(),
   /** A count read from statement or session statistics (blocked sessions, deadlocks) of a family. */
   z.object({ kind: z.literal('count'), family: Family, atLeast: z.number().min(0) }).strict(),
   /** The metric name of the family's series matches (a changefeed's lag, not a replica's). */

@@ -131,6 +131,32 @@ describe('conditions', () => {
   });
 });
 
+describe('statistics conditions', () => {
+  const stat = (subject: string, value: number, family: string, basis?: string): EvidenceFactV1 => ({ queryId: 'mysql_status', kind: 'count', subject, value, unit: 'count', attributes: { source: 'sql', family, ...(basis ? { basis } : {}) } });
+  const top = (share: number, statementType: string): EvidenceFactV1 => ({ queryId: 'top', kind: 'top_item', subject: 'statement digest:ab', value: share, unit: '%', attributes: { source: 'sql', family: 'statement_latency', digest: 'digest:ab', share, statementType } });
+
+  it('a total since server start rules a mode out when it is zero, and never confirms it: it does not say when', () => {
+    const cond = { kind: 'count' as const, family: 'deadlocks' as const, atLeast: 1 };
+    const since = evaluateCondition(cond, buildContext([stat('deadlocks since server start', 175, 'deadlocks', 'since server start')], WINDOW, null));
+    expect(since).toMatchObject({ result: 'unknown' });
+    expect(since.line).toMatch(/175 deadlocks counted since the server started.*does not say whether any fell in the window/);
+    expect(evaluateCondition(cond, buildContext([stat('deadlocks since server start', 0, 'deadlocks', 'since server start')], WINDOW, null)).result).toBe('fails');
+    // A reading of the present outranks the total, whichever comes first.
+    const both = buildContext([stat('deadlocks since server start', 175, 'deadlocks', 'since server start'), stat('blocked sessions', 0, 'deadlocks', 'now')], WINDOW, null);
+    expect(evaluateCondition(cond, both).result).toBe('fails');
+    expect(evaluateCondition(cond, buildContext([stat('blocked sessions', 3, 'deadlocks')], WINDOW, null)).result).toBe('holds');
+  });
+
+  it('a lead statement of another kind does not name a mode that asks for SELECTs (the bulk INSERT of a write load)', () => {
+    const cond = { kind: 'statement' as const, atLeast: 50, types: ['SELECT' as const] };
+    expect(evaluateCondition(cond, buildContext([top(92, 'SELECT')], WINDOW, null)).result).toBe('holds');
+    const insert = evaluateCondition(cond, buildContext([top(92, 'INSERT')], WINDOW, null));
+    expect(insert.result).toBe('fails');
+    expect(insert.line).toMatch(/\(INSERT\) takes 92% .* but it is an INSERT, not SELECT/);
+    expect(evaluateCondition({ kind: 'statement', atLeast: 50 }, buildContext([top(92, 'INSERT')], WINDOW, null)).result).toBe('holds');
+  });
+});
+
 describe('hypotheses', () => {
   it('CPU between 88 % and 94 % for the whole window is CPU saturation, not "nothing moved"', () => {
     const facts = [metric({ family: 'cpu', unit: 'percent', shape: [91, 88, 92, 94, 90, 93, 92, 91, 94, 92, 90, 93], prior: 91 }), metric({ family: 'statement_latency', unit: 'seconds', shape: flat(0.4) })];
