@@ -103,6 +103,13 @@ describe('classifyMetric kinds, units and base names', () => {
     expect(classifyMetric('aws_rds_freeable_memory_minimum')).toMatchObject({ family: 'memory', badDirection: 'down' });
     expect(classifyMetric('pg_stat_database_blk_read_time')).toMatchObject({ unit: 'seconds', scale: 0.001 });
   });
+
+  it('reads the session-time counters in milliseconds as average sessions, never as a count of connections', () => {
+    // Milliseconds of session time per second over 1000 is the number of sessions open on average.
+    expect(classifyMetric('pg_stat_database_active_time')).toMatchObject({ family: 'active_sessions', kind: 'counter', unit: 'count', scale: 0.001 });
+    expect(classifyMetric('pg_stat_database_session_time')).toMatchObject({ family: 'connections', kind: 'counter', unit: 'count', scale: 0.001 });
+    expect(classifyMetric('pg_stat_database_idle_in_transaction_time')).toMatchObject({ family: 'connections', kind: 'counter', scale: 0.001 });
+  });
 });
 
 describe('classifyMetric robustness', () => {

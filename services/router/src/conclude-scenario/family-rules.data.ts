@@ -43,6 +43,14 @@ export const FamilyRulesData = z
     limits: z.array(z.object({ family: Family, limit: Family, ratio: Share }).strict()).max(20),
     /** A utilisation in percent of its own capacity: a rise from below `from` to `at` or above is that capacity reached. */
     saturation: z.array(z.object({ family: Family, unit: z.literal('percent'), from: z.number().min(0).max(100), at: z.number().min(0).max(100) }).strict()).max(10),
+    /** Session counts (gauges): a move smaller than `atLeast` sessions (4 -> 5 connections) is no change, whatever its ratio. */
+    sessionMoves: z.object({ families: z.array(Family).max(10), atLeast: z.number().positive() }).strict(),
+    /**
+     * Levels too small to be a load on any database server whatever their change (a disk going
+     * from 1 to 10 reads per second): a series of the family and unit whose peak stays below
+     * `below` never deviates.
+     */
+    negligible: z.array(z.object({ family: Family, units: z.array(z.string().min(1).max(40)).min(1).max(8), below: z.number().positive() }).strict()).max(20),
     /** A family that runs out toward zero: its low falls to `ratio` of its starting value or below. */
     floors: z.array(z.object({ family: Family, ratio: Share }).strict()).max(20),
   })
@@ -63,6 +71,8 @@ export const RECOVERED_WITHIN = DATA.recoveredWithin;
 export const LIMITS: readonly { family: string; limit: string; ratio: number }[] = DATA.limits;
 export const SATURATION: readonly { family: string; unit: 'percent'; from: number; at: number }[] = DATA.saturation;
 export const FLOORS: readonly { family: string; ratio: number }[] = DATA.floors;
+export const SESSION_MOVES: { families: readonly string[]; atLeast: number } = DATA.sessionMoves;
+export const NEGLIGIBLE: readonly { family: string; units: readonly string[]; below: number }[] = DATA.negligible;
 
 /** Families whose every move is an event: a start time moving forward is a restart, an uptime falling back is one too. */
 export const EVENTS: readonly { family: string; when: 'rises' | 'resets'; says: string }[] = [

@@ -61,6 +61,22 @@ describe('family mechanism rules', () => {
     expect(c?.statement).toContain('reached 500 at 13:42 UTC, 100% of the limit of 500');
   });
 
+  it('one session more than usual and a disk going from 1 to 10 reads per second are no change, however clear their shift', () => {
+    const c = concludeByFamily(
+      [
+        fact('threads', { family: 'connections', first: 4, last: 5, min: 4, max: 5, score: 12, direction: 'up', shiftAt: '13:20', baseline: 4 }),
+        fact('reads', { family: 'iops', unit: 'count', first: 1, last: 10, min: 1, max: 10.2, score: 15, direction: 'up', shiftAt: '13:25', baseline: 1 }),
+        flat('cpu', 'cpu', 30),
+      ],
+      ['connections', 'iops'],
+      WINDOW,
+    );
+    expect(c).toMatchObject({ kind: 'healthy' });
+    // The same shapes at a scale a server notices are a change.
+    const busy = concludeByFamily([fact('reads', { family: 'iops', unit: 'count', first: 100, last: 1000, min: 100, max: 1020, score: 15, direction: 'up', shiftAt: '13:25', baseline: 100 })], ['iops'], WINDOW);
+    expect(busy).toMatchObject({ kind: 'cause', family: 'iops' });
+  });
+
   it('free storage running to zero is named as exhausted storage', () => {
     const c = concludeByFamily([fact('free', { family: 'storage_free', badDirection: 'down', unit: 'bytes', first: 20 * 2 ** 30, last: 0, min: 0, max: 20 * 2 ** 30, score: 12, direction: 'down', shiftAt: '13:20' })], ['storage_free', 'storage_used'], WINDOW);
     expect(c).toMatchObject({ kind: 'cause', family: 'storage_free', strength: 'strong' });

@@ -1,6 +1,6 @@
 import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
 import { familyLabel } from '@aoc/metric-ontology';
-import { DEVIATION_THRESHOLD, DRIVES, MIN_RELATIVE_CHANGE, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, ONSET_WINDOW, RECOVERED_WITHIN, SATURATION, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
+import { DEVIATION_THRESHOLD, DRIVES, MIN_RELATIVE_CHANGE, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, NEGLIGIBLE, SESSION_MOVES, ONSET_WINDOW, RECOVERED_WITHIN, SATURATION, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
 
 /** The lead series of one metric query, as the family rules read it. */
 export interface FamilySignal {
@@ -147,11 +147,19 @@ const scaled = (s: Pick<FamilySignal, 'scale'>, v: number | null) => (v === null
 /** A time as customers read it (HH:MM UTC). */
 export const clock = (ms: number | null) => (ms === null ? 'an unknown time' : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
 
+/** The smallest move of a count (sessions, threads, locks) that counts as a change. */
+export const MIN_COUNT_CHANGE = SESSION_MOVES.atLeast;
+
 /** Deviating in the direction that is bad for its family. */
 export function deviatesBadly(s: FamilySignal): boolean {
   if (s.score === null || s.score < DEVIATION_THRESHOLD || s.direction === null) return false;
   // A statistically clear move of a few per cent (a smooth wave, a quiet series) is no incident.
   if (s.baseline !== null && s.recent !== null && s.baseline !== 0 && Math.abs(s.recent - s.baseline) < MIN_RELATIVE_CHANGE * Math.abs(s.baseline)) return false;
+  // Nor is one more session or thread than usual (4 -> 5 connections), whatever its ratio.
+  const extreme = s.direction === 'down' ? s.min : s.max;
+  if (SESSION_MOVES.families.includes(s.family) && s.baseline !== null && extreme !== null && Math.abs(extreme - s.baseline) * s.scale < SESSION_MOVES.atLeast) return false;
+  const peak = s.max === null ? null : s.max * s.scale;
+  if (peak !== null && NEGLIGIBLE.some((n) => n.family === s.family && n.units.includes(s.unit) && peak < n.below)) return false;
   return s.badDirection === 'both' || s.direction === s.badDirection;
 }
 

@@ -1,5 +1,5 @@
 import { classifyMetric, familyLabel, isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
-import { BEYOND_BOUND, clock, deviatesBadly, formatValue, recovered } from '../family-rules';
+import { BEYOND_BOUND, MIN_COUNT_CHANGE, clock, deviatesBadly, formatValue, recovered } from '../family-rules';
 import type { Condition } from './failure-modes.data';
 import { largest, worst, worstInUnit, type EvidenceContext } from './evidence-context';
 import { changeFactor, extremeOf, hoursToBound, type SignalState } from './signal-state';
@@ -41,9 +41,6 @@ const fails = (family: string | null, line: string): ConditionResult => ({ resul
 const holds = (family: string | null, line: string, magnitude: number, at: number | null): ConditionResult => ({ result: 'holds', line, magnitude: Math.max(0, Math.min(1, magnitude)), at, family });
 
 /** Magnitude of a change factor: log-scaled so 2x ≈ 0.3, 10x ≈ 0.6, 100x and more ≈ 1. */
-/** The smallest move of a count (sessions, threads, locks) that counts as a change. */
-const MIN_COUNT_CHANGE = 2;
-
 /** A series that left zero has no ratio: its size is unknown, so it ranks as a clear but not a huge change. */
 const FROM_ZERO_MAGNITUDE = 0.6;
 export const factorMagnitude = (f: number) => (Number.isFinite(f) ? Math.min(1, Math.log10(Math.max(1, f)) / 2 + (f >= 1.5 ? 0.1 : 0)) : FROM_ZERO_MAGNITUDE);

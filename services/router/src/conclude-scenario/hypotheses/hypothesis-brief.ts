@@ -76,7 +76,8 @@ export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string 
   const named = confirmed.find((h) => h.named && h.fit >= MIN_NAMED_FIT);
   if (named) return named;
   if (orderLead === null) return top;
-  const ordered = confirmed.find((h) => h.families.includes(orderLead));
+  // A mode whose deciding lines did not read the earliest change (a log line named it) still explains it when the change is of a family the mode reads.
+  const ordered = confirmed.find((h) => h.families.includes(orderLead)) ?? confirmed.find((h) => (h.mode.evidence.families as readonly string[]).includes(orderLead));
   // The earliest change is in no confirmed mode: no mode explains it, and the family rules conclude.
   if (!ordered) return null;
   if (top.magnitude - ordered.magnitude > DWARFED) return top;
