@@ -102,6 +102,8 @@ function topStatements(ctx: Context): SqlMaterialized {
         ...(examined !== null ? { rowsExamined: examined } : {}),
         ...(sent !== null ? { rowsSent: sent } : {}),
         ...(examined !== null && sent !== null && sent > 0 ? { rowsExaminedPerSent: round(examined / sent, 1) } : {}),
+        // Rows a call reads: a bulk write or a scan touches thousands, a point lookup one.
+        ...(examined !== null && (num(row['calls']) ?? 0) > 0 ? { rowsPerCall: round(examined / (num(row['calls']) as number), 1) } : {}),
         ...(num(row['no_index_used']) !== null ? { noIndexUsed: num(row['no_index_used']) as number } : {}),
         ...(num(row['errors']) !== null ? { errors: num(row['errors']) as number } : {}),
         basis: 'since statistics reset',

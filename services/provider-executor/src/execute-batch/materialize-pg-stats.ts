@@ -235,6 +235,8 @@ function topStatements(ctx: Context, totalColumn: string): SqlMaterialized {
       execCount: calls(row),
       totalLatencyMs: round(total(row)),
       ...(mean(row) !== null ? { avgLatencyMs: round(mean(row) as number) } : {}),
+      // Rows a call returned or changed: a bulk write touches thousands, a point lookup one.
+      ...(num(row['rows']) !== null && calls(row) > 0 ? { rowsPerCall: round((num(row['rows']) as number) / calls(row), 1) } : {}),
       basis: 'since statistics reset',
     },
   }));

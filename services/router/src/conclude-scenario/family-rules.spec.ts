@@ -77,6 +77,20 @@ describe('family mechanism rules', () => {
     expect(busy).toMatchObject({ kind: 'cause', family: 'iops' });
   });
 
+  it('a brief spike that is back by the end is a weak finding, never the sustained change that names a cause', () => {
+    const spike = fact('queue', { family: 'io_queue', first: 0, last: 0, min: 0, max: 30, score: 20, direction: 'up', shiftAt: '13:30', baseline: 0.1 });
+    spike.attributes['shape'] = '0.1,0.2,0.1,0.1,0,4.6,0.15,0.15,0.2,0,0,0.1';
+    const c = concludeByFamily([spike, flat('cpu', 'cpu', 30)], ['io_queue'], WINDOW);
+    expect(c).toMatchObject({ kind: 'cause', family: 'io_queue', strength: 'weak' });
+    expect(c?.statement).toContain('a brief spike');
+    // The spike the customer reported (it began around their onset) is the finding.
+    expect(concludeByFamily([spike, flat('cpu', 'cpu', 30)], ['io_queue'], WINDOW, { onset: Date.parse(at('13:31')) })).toMatchObject({ strength: 'moderate' });
+    // Held for half the window it is a change again.
+    const held = fact('queue', { family: 'io_queue', first: 0, last: 4, min: 0, max: 5, score: 20, direction: 'up', shiftAt: '13:30', baseline: 0.1 });
+    held.attributes['shape'] = '0.1,0.2,0.1,0.1,0,4.6,4.5,4.4,4.8,4.2,4.1,4';
+    expect(concludeByFamily([held, flat('cpu', 'cpu', 30)], ['io_queue'], WINDOW)).toMatchObject({ strength: 'moderate' });
+  });
+
   it('free storage running to zero is named as exhausted storage', () => {
     const c = concludeByFamily([fact('free', { family: 'storage_free', badDirection: 'down', unit: 'bytes', first: 20 * 2 ** 30, last: 0, min: 0, max: 20 * 2 ** 30, score: 12, direction: 'down', shiftAt: '13:20' })], ['storage_free', 'storage_used'], WINDOW);
     expect(c).toMatchObject({ kind: 'cause', family: 'storage_free', strength: 'strong' });

@@ -1,5 +1,6 @@
 import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
 import { familyLabel } from '@aoc/metric-ontology';
+import { signalState } from './hypotheses/signal-state';
 import { DEVIATION_THRESHOLD, DRIVES, MIN_RELATIVE_CHANGE, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, NEGLIGIBLE, SESSION_MOVES, ONSET_WINDOW, RECOVERED_WITHIN, SATURATION, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
 
 /** The lead series of one metric query, as the family rules read it. */
@@ -292,7 +293,11 @@ export function concludeByFamily(
     .map((f) => `${describeChange(f.signal)}: that began after the problem started (${clock(Number.isFinite(symptomStart) ? symptomStart : null)}), so it is an effect or a coincidence, not the cause.`);
   const back = recovered(lead.signal);
   const change = lead.exhausted ?? lead.saturated ?? describeChange(lead.signal);
-  const order = pool.length > 1 && lead.start !== null && !later.includes(lead) ? '; it is the earliest sustained change among the measured signals' : '';
+  // One or two five-minute intervals high and back by the end: a brief spike, never a sustained
+  // change, unless it is what the customer reported (it begins around the onset they gave).
+  const atOnset = onset !== null && lead.start !== null && lead.start >= onset - ONSET_WINDOW.beforeMs && lead.start <= onset + ONSET_WINDOW.afterMs;
+  const spike = lead.exhausted === null && lead.saturated === null && !atOnset && signalState(lead.signal).shape === 'spike';
+  const order = spike ? '; it was a brief spike (one or two five-minute intervals), not a sustained change' : pool.length > 1 && lead.start !== null && !later.includes(lead) ? '; it is the earliest sustained change among the measured signals' : '';
   const recoveredText = back ? ` It was back to ${formatValue(scaled(lead.signal, lead.signal.last), lead.signal.unit)} by the end of the window: the incident has recovered and is not active now.` : '';
   const unmeasured = missing.length === needed.length && needed.length > 0 ? missing : [];
   return {
@@ -301,7 +306,7 @@ export function concludeByFamily(
     unmeasured,
     statement: capitalised(`${change}${order}.${recoveredText}`),
     // A metric no family knows can lead, but only weakly: its link to the symptom is unknown.
-    strength: lead.exhausted !== null || lead.saturated !== null ? 'strong' : lead.signal.family === 'unknown' ? 'weak' : 'moderate',
+    strength: lead.exhausted !== null || lead.saturated !== null ? 'strong' : lead.signal.family === 'unknown' || spike ? 'weak' : 'moderate',
     openLink: advice(lead.signal.family).openLink,
     mitigation: advice(lead.signal.family).mitigation,
     severity: back ? 'medium' : 'high',

@@ -278,7 +278,11 @@ function statement(c: Extract<Condition, { kind: 'statement' }>, ctx: EvidenceCo
   if (lead.share < c.atLeast) return fails(null, text);
   // The load's own statement leads whatever the cause; only one of the mode's kinds names it.
   if (c.types && !(c.types as readonly string[]).includes(kind)) return fails(null, `${text}, but it is ${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}, not ${c.types.join(' or ')}`);
-  return holds(null, text, lead.share / 100, null);
+  if (c.rowsPerCall === undefined) return holds(null, text, lead.share / 100, null);
+  const perCall = typeof lead.attrs['rowsPerCall'] === 'number' ? lead.attrs['rowsPerCall'] : null;
+  if (perCall === null) return unknown(null, `${text}; the statistics give no rows per call`);
+  const rows = `${text}, ${perCall >= 100 ? Math.round(perCall) : perCall} rows per call`;
+  return perCall >= c.rowsPerCall ? holds(null, rows, lead.share / 100, null) : fails(null, `${rows} (not a bulk statement)`);
 }
 
 function count(c: Extract<Condition, { kind: 'count' }>, ctx: EvidenceContext): ConditionResult {

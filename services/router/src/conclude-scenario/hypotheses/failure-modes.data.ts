@@ -54,7 +54,15 @@ export const ConditionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('log'), patterns: z.array(Word).min(1).max(12) }).strict(),
   /** The lead statement of the statement statistics takes at least this share (%) of the time. */
   /** `types`: only a lead statement of these kinds counts (a SELECT for a plan, never the bulk INSERT of a write load). */
-  z.object({ kind: z.literal('statement'), atLeast: z.number().min(0).max(100), types: z.array(z.enum(['SELECT', 'WITH', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY', 'OTHER'])).min(1).max(8).optional() }).strict(),
+  /** `rowsPerCall`: and each call reads or changes at least this many rows (a bulk write, a scan), as the statistics count them. */
+  z
+    .object({
+      kind: z.literal('statement'),
+      atLeast: z.number().min(0).max(100),
+      types: z.array(z.enum(['SELECT', 'WITH', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY', 'OTHER'])).min(1).max(8).optional(),
+      rowsPerCall: z.number().positive().optional(),
+    })
+    .strict(),
   /** A count read from statement or session statistics (blocked sessions, deadlocks) of a family. */
   z.object({ kind: z.literal('count'), family: Family, atLeast: z.number().min(0) }).strict(),
   /** The metric name of the family's series matches (a changefeed's lag, not a replica's). */

@@ -155,6 +155,14 @@ describe('statistics conditions', () => {
     expect(insert.line).toMatch(/\(INSERT\) takes 92% .* but it is an INSERT, not SELECT/);
     expect(evaluateCondition({ kind: 'statement', atLeast: 50 }, buildContext([top(92, 'INSERT')], WINDOW, null)).result).toBe('holds');
   });
+
+  it('a bulk statement reads or changes many rows per call; a point update of one row is not one', () => {
+    const cond = { kind: 'statement' as const, atLeast: 40, types: ['UPDATE' as const], rowsPerCall: 1000 };
+    const perCall = (rows: number): EvidenceFactV1 => ({ ...top(70, 'UPDATE'), attributes: { ...top(70, 'UPDATE').attributes, rowsPerCall: rows } });
+    expect(evaluateCondition(cond, buildContext([perCall(15000)], WINDOW, null))).toMatchObject({ result: 'holds', line: expect.stringMatching(/15000 rows per call/) });
+    expect(evaluateCondition(cond, buildContext([perCall(1)], WINDOW, null))).toMatchObject({ result: 'fails', line: expect.stringMatching(/1 rows per call \(not a bulk statement\)/) });
+    expect(evaluateCondition(cond, buildContext([top(70, 'UPDATE')], WINDOW, null)).result).toBe('unknown');
+  });
 });
 
 describe('hypotheses', () => {
