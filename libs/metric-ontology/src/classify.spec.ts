@@ -104,6 +104,12 @@ describe('classifyMetric kinds, units and base names', () => {
     expect(classifyMetric('pg_stat_database_blk_read_time')).toMatchObject({ unit: 'seconds', scale: 0.001 });
   });
 
+  it('keeps MariaDB semi-sync replication, TLS session-cache and thread-cache counters out of the connections family', () => {
+    // The thread cache keeps idle threads for reuse: 55 cached threads are no 55 connections.
+    for (const n of ['mysql_global_status_rpl_semi_sync_master_clients', 'mysql_global_status_slave_connections', 'mysql_global_status_ssl_session_cache_hits', 'mysql_global_status_threads_cached']) expect([n, classifyMetric(n).family]).toEqual([n, 'unknown']);
+    expect(classifyMetric('mysql_global_status_threads_connected').family).toBe('connections');
+  });
+
   it('reads the session-time counters in milliseconds as average sessions, never as a count of connections', () => {
     // Milliseconds of session time per second over 1000 is the number of sessions open on average.
     expect(classifyMetric('pg_stat_database_active_time')).toMatchObject({ family: 'active_sessions', kind: 'counter', unit: 'count', scale: 0.001 });
