@@ -82,6 +82,7 @@ function topStatements(ctx: Context): SqlMaterialized {
     const kind = label(row['digest_text_kind'], 'OTHER');
     const examined = num(row['rows_examined']);
     const sent = num(row['rows_sent']);
+    const calls = num(row['calls']) ?? 0;
     return {
       queryId: ctx.queryId,
       kind: 'top_item',
@@ -96,14 +97,14 @@ function topStatements(ctx: Context): SqlMaterialized {
         statementType: kind,
         share: share(row),
         shareBasis,
-        execCount: num(row['calls']) ?? 0,
+        execCount: calls,
         totalLatencyMs: round(total(row)),
         ...(num(row['mean_ms']) !== null ? { avgLatencyMs: round(num(row['mean_ms']) as number) } : {}),
         ...(examined !== null ? { rowsExamined: examined } : {}),
         ...(sent !== null ? { rowsSent: sent } : {}),
         ...(examined !== null && sent !== null && sent > 0 ? { rowsExaminedPerSent: round(examined / sent, 1) } : {}),
         // Rows a call reads: a bulk write or a scan touches thousands, a point lookup one.
-        ...(examined !== null && (num(row['calls']) ?? 0) > 0 ? { rowsPerCall: round(examined / (num(row['calls']) as number), 1) } : {}),
+        ...(examined !== null && calls > 0 ? { rowsPerCall: round(examined / calls, 1) } : {}),
         ...(num(row['no_index_used']) !== null ? { noIndexUsed: num(row['no_index_used']) as number } : {}),
         ...(num(row['errors']) !== null ? { errors: num(row['errors']) as number } : {}),
         basis: 'since statistics reset',

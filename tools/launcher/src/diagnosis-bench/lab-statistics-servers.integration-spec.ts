@@ -2,7 +2,7 @@
 // (127.0.0.1:3306, or BENCH_LAB_MYSQL), read through the platform's own read-only connectors.
 import { queryPostgresStats, runReadOnlySql } from '@aoc/providers';
 import { sampleCase, sampleMariadbCase } from './lab-fixture';
-import { startLabStatistics, type LabStatistics } from './lab-statistics-servers';
+import { startLabStatistics, type LabStatistics, type SqlEndpoints } from './lab-statistics-servers';
 
 const pgCase = sampleCase({
   id: 'pg-lock-contention-91',
@@ -33,12 +33,14 @@ afterAll(async () => {
   await stats?.stop();
 });
 
+function sqlEndpoint<K extends keyof SqlEndpoints>(cluster: string, kind: K): NonNullable<SqlEndpoints[K]> {
+  const e = stats.endpoints.get(cluster)?.[kind];
+  if (!e) throw new Error(`no ${kind} endpoint for ${cluster}`);
+  return e;
+}
+
 describe('Postgres replay of a snapshot', () => {
-  const endpoint = () => {
-    const e = stats.endpoints.get('lab-pg-91')?.postgres;
-    if (!e) throw new Error('no postgres endpoint for lab-pg-91');
-    return e;
-  };
+  const endpoint = () => sqlEndpoint('lab-pg-91', 'postgres');
 
   it('answers the session templates from the snapshot; the lock waiters show by wait class (their blockers were not recorded)', async () => {
     const sessions = await queryPostgresStats(endpoint(), "SELECT coalesce(state, 'unknown') AS state, count(*) AS sessions FROM pg_stat_activity WHERE backend_type = 'client backend' GROUP BY state ORDER BY sessions DESC");
@@ -76,11 +78,7 @@ describe('Postgres replay of a snapshot', () => {
 });
 
 describe('MariaDB replay of a snapshot behind the MySQL-protocol front', () => {
-  const endpoint = () => {
-    const e = stats.endpoints.get('lab-my-92')?.mysql;
-    if (!e) throw new Error('no mysql endpoint for lab-my-92');
-    return e;
-  };
+  const endpoint = () => sqlEndpoint('lab-my-92', 'mysql');
 
   it('answers performance_schema digests and the process list in a real read-only session', async () => {
     const top = await runReadOnlySql(endpoint(), 'SELECT DIGEST AS digest, COUNT_STAR AS calls, SUM_TIMER_WAIT / 1000000000 AS total_ms, SUM_NO_INDEX_USED AS no_index_used FROM performance_schema.events_statements_summary_by_digest WHERE DIGEST IS NOT NULL ORDER BY SUM_TIMER_WAIT DESC LIMIT 10');

@@ -7,13 +7,12 @@
 //    naming the case's tables in place of performance_schema / information_schema ones.
 // A server that is not reachable leaves its cases without statements, and the report says so.
 import type { AddressInfo } from 'node:net';
-import { createConnection, createServer, type Connection, type FieldPacket, type QueryError } from 'mysql2';
+import { errorMessageOf as errorText } from '@aoc/errors';
+import { createConnection, createServer, type Connection, type FieldPacket, type QueryError, type RowDataPacket } from 'mysql2';
 import { createConnection as createPromiseConnection } from 'mysql2/promise';
 import { Client } from 'pg';
 import type { LabCase } from './lab-case';
 import { myReplayScript, pgReplayScript, replayDatabase, rewriteMySqlForReplay, type ReplayStatement } from './lab-statistics';
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export interface SqlEndpoints {
   postgres?: { host: string; port: number; database: string; user: string; password: string };
@@ -55,10 +54,12 @@ async function dropPgReplays(admin: URL, only: (name: string) => boolean): Promi
 async function loadPostgres(cases: readonly { case: LabCase }[]): Promise<{ endpoints: Map<string, SqlEndpoints>; stop: () => Promise<void> }> {
   const admin = pgAdminUrl();
   await dropPgReplays(admin, () => true);
+  await withPg(admin, async (c) => {
+    for (const e of cases) await c.query(`CREATE DATABASE "${replayDatabase(e.case.cluster)}" TEMPLATE template0`);
+  });
   const endpoints = new Map<string, SqlEndpoints>();
   for (const e of cases) {
     const db = replayDatabase(e.case.cluster);
-    await withPg(admin, (c) => c.query(`CREATE DATABASE "${db}" TEMPLATE template0`));
     const url = new URL(admin.toString());
     url.pathname = `/${db}`;
     await withPg(url, async (c) => {
@@ -82,8 +83,8 @@ function myServer(): MyServer {
   return { host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username || 'root'), password: decodeURIComponent(url.password) };
 }
 
-async function runMy(server: MyServer, database: string | undefined, statements: readonly ReplayStatement[]): Promise<void> {
-  const c = await createPromiseConnection({ host: server.host, port: server.port, user: server.user, password: server.password, database, connectTimeout: 5000 });
+async function runMy(server: MyServer, statements: readonly ReplayStatement[]): Promise<void> {
+  const c = await createPromiseConnection({ host: server.host, port: server.port, user: server.user, password: server.password, connectTimeout: 5000 });
   try {
     for (const s of statements) await c.query(s.sql, s.params);
   } finally {
@@ -181,7 +182,7 @@ function startFront(server: MyServer, databases: ReadonlySet<string>): Promise<{
 async function dropMyReplays(server: MyServer, only: (name: string) => boolean): Promise<void> {
   const c = await createPromiseConnection({ host: server.host, port: server.port, user: server.user, password: server.password, connectTimeout: 5000 });
   try {
-    const [rows] = await c.query<{ name: string }[] & import('mysql2').RowDataPacket[]>(`SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'aoc\\_lab\\_my\\_%'`);
+    const [rows] = await c.query<({ name: string } & RowDataPacket)[]>(`SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'aoc\\_lab\\_my\\_%'`);
     for (const { name } of rows) if (STALE.test(name) && only(name)) await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
   } finally {
     await c.end().catch(() => undefined);
@@ -194,8 +195,7 @@ async function loadMariadb(cases: readonly { case: LabCase }[]): Promise<{ endpo
   const names = new Set<string>();
   for (const e of cases) {
     const db = replayDatabase(e.case.cluster);
-    await runMy(server, undefined, [{ sql: `CREATE DATABASE \`${db}\`` }]);
-    await runMy(server, db, myReplayScript(e.case));
+    await runMy(server, [{ sql: `CREATE DATABASE \`${db}\`` }, { sql: `USE \`${db}\`` }, ...myReplayScript(e.case)]);
     names.add(db);
   }
   const front = await startFront(server, names);

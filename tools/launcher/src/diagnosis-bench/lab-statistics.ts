@@ -142,10 +142,15 @@ function pgTables(c: LabCase): PgTable[] {
   if (database) tables.push(pgPlain('pg_stat_database', database, ['datname'], ['numbackends', 'xact_commit', 'xact_rollback', 'blks_read', 'blks_hit', 'tup_fetched', 'tup_inserted', 'tup_updated', 'deadlocks', 'temp_files', 'temp_bytes', 'conflicts']));
   const settings = rowsOf(s, 'settings');
   if (settings) {
-    const t = pgPlain('pg_settings', settings, ['name', 'setting'], []);
-    t.columns.push(['unit', 'text']);
-    t.rows = t.rows.map((r) => [...r, PG_SETTING_UNITS[String(r[0])] ?? null]);
-    tables.push(t);
+    tables.push({
+      view: 'pg_settings',
+      columns: [
+        ['name', 'text'],
+        ['setting', 'text'],
+        ['unit', 'text'],
+      ],
+      rows: settings.map((r) => [text(r['name']), text(r['setting']), PG_SETTING_UNITS[String(r['name'])] ?? null]),
+    });
   }
   return tables;
 }

@@ -40,9 +40,9 @@ const unknown = (family: string | null, line: string): ConditionResult => ({ res
 const fails = (family: string | null, line: string): ConditionResult => ({ result: 'fails', line, magnitude: 0, at: null, family });
 const holds = (family: string | null, line: string, magnitude: number, at: number | null): ConditionResult => ({ result: 'holds', line, magnitude: Math.max(0, Math.min(1, magnitude)), at, family });
 
-/** Magnitude of a change factor: log-scaled so 2x ≈ 0.3, 10x ≈ 0.6, 100x and more ≈ 1. */
 /** A series that left zero has no ratio: its size is unknown, so it ranks as a clear but not a huge change. */
 const FROM_ZERO_MAGNITUDE = 0.6;
+/** Magnitude of a change factor: log-scaled so 2x ≈ 0.3, 10x ≈ 0.6, 100x and more ≈ 1. */
 export const factorMagnitude = (f: number) => (Number.isFinite(f) ? Math.min(1, Math.log10(Math.max(1, f)) / 2 + (f >= 1.5 ? 0.1 : 0)) : FROM_ZERO_MAGNITUDE);
 
 const notMeasured = (family: string) => unknown(family, `no ${label(family)} data for this target in the window`);

@@ -33,7 +33,6 @@ export interface EvidenceContext {
   notConfigured: Set<string>;
   /** The lead statement of statement statistics: share of time (%) and its reference. */
   leadStatement: { share: number | null; ref: string; attrs: Record<string, string | number | boolean> } | null;
-  /** Counts from session and statement statistics by family. */
   /**
    * Session and statement statistics by family. `cumulative`: a total since the server started or
    * the statistics were reset, which says that something happened, not when.
