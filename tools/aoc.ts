@@ -14,6 +14,8 @@ const telemetry = startTelemetry({ serviceName: 'aoc-cli' });
 const USAGE = [
   'usage: aoc analyze <ticket.json> [--prometheus URL [--target-label LABEL]] [--providers FILE] [--mode read|write] [--ticket-dir DIR] [--cutoff ISO-8601] [--json]',
   '       aoc timeline backfill [--router URL] [--limit N<=500] [--ticket KEY ...]',
+  '       aoc token create --role viewer|support|operator|admin --tenant T [--name N] [--expires-in 90d] [--database URL]',
+  '       aoc token list [--database URL]  |  aoc token revoke <id> [--database URL]',
   '       aoc optimize select|baseline|iterate|status|schedule [--database URL] [--state-dir DIR] [--cases DIR ...] [--recordings FILE ...] [--from-deployment] [--git DIR] [--json]',
 ].join('\n');
 
@@ -28,6 +30,14 @@ async function main(): Promise<number> {
     // Re-reads answered tickets' comments now on a running router (its timeline collector).
     const { parseBackfillArgs, backfillTimelines } = await import('./cli-timeline');
     process.stdout.write(`${JSON.stringify(await backfillTimelines(parseBackfillArgs(rest)))}\n`);
+    await telemetry.shutdown();
+    return 0;
+  }
+  if (command === 'token') {
+    // API tokens in the deployment's credential store (DATABASE_URL or --database).
+    const { parseTokenArgs, runTokenCommand } = await import('./cli-token');
+    const lines = await runTokenCommand(parseTokenArgs([file ?? '', ...rest]));
+    process.stdout.write(`${lines.join('\n')}\n`);
     await telemetry.shutdown();
     return 0;
   }

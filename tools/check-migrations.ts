@@ -1,5 +1,6 @@
 // `npm run migrations:check`: fails when an entity changed without a migration, or when a
 // database (DATABASE_URL, else a fresh embedded one) has migrations that were not run.
+import { AUTH_STORE, migrateAuthStore } from '@aoc/auth';
 import { createServiceDataSource, pendingSchemaChanges, schemaOf, startEmbeddedPostgres } from '@aoc/persistence';
 import { migrateRole } from '@aoc/service-host';
 import { ALL_SERVICES } from '@aoc/launcher';
@@ -11,9 +12,14 @@ async function main(): Promise<void> {
   if (!url) throw new Error('--existing needs DATABASE_URL');
   const problems: string[] = [];
   try {
-    for (const definition of ALL_SERVICES) {
-      const schema = schemaOf(definition.role);
-      if (!useExisting) await migrateRole(definition, url);
+    // Every role's schema, and the credential store every HTTP role shares.
+    const stores = [
+      ...ALL_SERVICES.map((d) => ({ role: d.role, schema: schemaOf(d.role), entities: d.entities, migrations: d.migrations, migrate: () => migrateRole(d, url) })),
+      { role: 'auth', schema: AUTH_STORE.schema, entities: [...AUTH_STORE.entities], migrations: [...AUTH_STORE.migrations], migrate: () => migrateAuthStore(url) },
+    ];
+    for (const definition of stores) {
+      const schema = definition.schema;
+      if (!useExisting) await definition.migrate();
       const ds = createServiceDataSource({ url, schema, entities: definition.entities, migrations: definition.migrations, poolSize: 1 });
       await ds.initialize();
       try {

@@ -54,7 +54,20 @@ async function main(): Promise<void> {
       const dashboard = platform.roles.get('reporter')?.httpUrl;
       const intake = platform.roles.get('router')?.httpUrl;
       const optimizer = platform.roles.get('optimizer')?.httpUrl;
-      process.stdout.write(`\ndashboard ${dashboard}/runs/${lastRun}\noptimizer ${optimizer}/focuses\nintake    POST ${intake}/v1/tickets/analyze, POST ${intake}/v1/tickets/publish-read\nCtrl-C to stop.\n`);
+      // Deny by default: the local operator gets one admin token, printed once (valid 12 hours).
+      const { TokenStore } = await import('@aoc/auth');
+      const { token } = await new TokenStore(platform.dataSource).create({ name: 'npm start --serve', role: 'admin', tenant: '*', createdBy: 'npm start', expiresAt: new Date(Date.now() + 12 * 3_600_000) });
+      process.stdout.write(
+        [
+          '',
+          `admin token (shown once, valid 12 h): ${token}`,
+          `sign in   ${dashboard}/auth/sign-in (paste the token), then ${dashboard}/runs/${lastRun}`,
+          `optimizer ${optimizer}/auth/sign-in, then ${optimizer}/focuses`,
+          `intake    POST ${intake}/v1/tickets/analyze, POST ${intake}/v1/tickets/publish-read with "Authorization: Bearer <token>"`,
+          'Ctrl-C to stop.',
+          '',
+        ].join('\n'),
+      );
       const stop = () => void platform.stop().then(() => telemetry.shutdown()).finally(() => process.exit(0));
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

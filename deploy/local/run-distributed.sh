@@ -33,6 +33,9 @@ trap stop_roles EXIT
 
 eval "$(bash deploy/local/postgres-ensure.sh | grep '^DATABASE_URL=' | sed 's/^/export /')"
 bash deploy/local/kafka-start.sh >/dev/null
+# Every HTTP route needs a credential: an admin token for this script, valid one hour.
+TOKEN="$(node -r ./tools/register.js tools/aoc.ts token create --role admin --tenant '*' --name run-distributed --expires-in 1h --database "$DATABASE_URL" | sed -n 's/^secret, shown once: //p')"
+AUTH_HEADER="authorization: Bearer $TOKEN"
 # shellcheck disable=SC1091
 . deploy/local/.kafka/credentials.env
 
@@ -67,7 +70,7 @@ wait_http "http://127.0.0.1:$ROUTER_PORT/v1/tickets/analyze"
 wait_http "http://127.0.0.1:$REPORTER_PORT/v1/runs"
 
 body="$(node -e 'const t=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")); delete t.description; process.stdout.write(JSON.stringify(t))' "$TICKET")"
-accepted="$(curl -sf -X POST -H 'content-type: application/json' -d "$body" "http://127.0.0.1:$ROUTER_PORT/v1/tickets/analyze")"
+accepted="$(curl -sf -X POST -H 'content-type: application/json' -H "$AUTH_HEADER" -d "$body" "http://127.0.0.1:$ROUTER_PORT/v1/tickets/analyze")"
 run_id="$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).runId)' "$accepted")"
 trace_id="$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).traceId)' "$accepted")"
 echo "accepted run $run_id (trace $trace_id); waiting for the verdict"
@@ -75,7 +78,7 @@ echo "accepted run $run_id (trace $trace_id); waiting for the verdict"
 deadline=$((SECONDS + 120))
 summary=""
 until [ -n "$summary" ]; do
-  out="$(curl -s "http://127.0.0.1:$REPORTER_PORT/v1/runs/$run_id" || true)"
+  out="$(curl -s -H "$AUTH_HEADER" "http://127.0.0.1:$REPORTER_PORT/v1/runs/$run_id" || true)"
   if node -e 'const s=JSON.parse(process.argv[1]); process.exit(s.verdict && s.evidenceStatus ? 0 : 1)' "$out" 2>/dev/null; then summary="$out"; break; fi
   if [ $SECONDS -gt $deadline ]; then echo "no verdict for $run_id within 120 s" >&2; tail -n 20 "$RUN_DIR"/*.log >&2; exit 1; fi
   sleep 0.5

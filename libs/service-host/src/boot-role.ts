@@ -1,4 +1,6 @@
+import { ApiTokenEntity, DEFAULT_AUTH_SETTINGS, type AuthSettings } from '@aoc/auth';
 import { Bus, BusServer, PostgresBusStore } from '@aoc/bus';
+import { edgeModule, installHttpEdge } from '@aoc/http-edge';
 import { createServiceDataSource, migrateSchema, schemaOf } from '@aoc/persistence';
 import { createLogger, type Logger } from '@aoc/telemetry';
 import type { INestApplication, INestMicroservice } from '@nestjs/common';
@@ -15,6 +17,8 @@ export interface BootRoleOptions {
   /** Serve the role's HTTP API on this port (0 = any free port); omit for no HTTP. */
   httpPort?: number;
   logger?: Logger;
+  /** Who may call the HTTP API; deny by default (no anonymous access, no OIDC). */
+  auth?: AuthSettings;
   retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number };
 }
 
@@ -61,9 +65,12 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
   let app: INestApplication | INestMicroservice;
   let httpUrl: string | null = null;
   if (options.httpPort !== undefined) {
-    const http = await NestFactory.create(module, { logger: ['error', 'warn'] });
-    // Bus controllers carry @UseFilters(BusErrorPassthroughFilter) themselves; HTTP keeps Nest's
-    // own exception handling.
+    // Fail at boot, not at the first request, when the credential store is missing.
+    if (!options.dataSource.hasMetadata(ApiTokenEntity)) throw new Error(`${definition.role}: an HTTP role's data source must include AUTH_STORE.entities (the credential store)`);
+    const edge = { settings: options.auth ?? DEFAULT_AUTH_SETTINGS, dataSource: options.dataSource, logger };
+    const http = await NestFactory.create(edgeModule(module, edge), { logger: ['error', 'warn'], bodyParser: false });
+    installHttpEdge(http, edge);
+    // Bus controllers carry @UseFilters(BusErrorPassthroughFilter) themselves.
     http.connectMicroservice({ strategy }, { inheritAppConfig: false });
     await http.startAllMicroservices();
     await http.listen(options.httpPort, '127.0.0.1');

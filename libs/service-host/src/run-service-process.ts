@@ -1,3 +1,4 @@
+import { AUTH_STORE, authConfigSchema, authConfigShape, authSettingsFrom, migrateAuthStore } from '@aoc/auth';
 import { baseConfigShape, describeConfig, loadConfig, secret } from '@aoc/config';
 import { principalName } from '@aoc/contracts';
 import { createServiceDataSource, schemaOf, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
@@ -13,6 +14,7 @@ export const serviceConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   KAFKA_SASL_PASSWORD: secret(z.string().optional()),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(5),
+  ...authConfigShape,
 });
 
 /**
@@ -22,6 +24,7 @@ export const serviceConfigSchema = z.object({
 export async function runServiceProcess(definition: ServiceDefinition, env: Record<string, string | undefined> = process.env): Promise<void> {
   const logger = createLogger(definition.role);
   const config = loadConfig(`aoc-${definition.role}`, serviceConfigSchema, env);
+  const auth = authSettingsFrom(loadConfig(`aoc-${definition.role}`, authConfigSchema, env));
   logger.info('starting', { config: describeConfig(serviceConfigSchema, config) });
   let embedded: EmbeddedPostgres | null = null;
   let url = config.DATABASE_URL;
@@ -31,7 +34,9 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
     logger.warn('DATABASE_URL not set: using an embedded, in-memory Postgres for this process');
   }
   await migrateRole(definition, url);
-  const dataSource = createServiceDataSource({ url, schema: schemaOf(definition.role), entities: definition.entities, poolSize: embedded ? 1 : config.DB_POOL_SIZE });
+  if (definition.http) await migrateAuthStore(url);
+  const entities = [...(definition.entities as never[]), ...(definition.http ? AUTH_STORE.entities : [])];
+  const dataSource = createServiceDataSource({ url, schema: schemaOf(definition.role), entities, poolSize: embedded ? 1 : config.DB_POOL_SIZE });
   await dataSource.initialize();
   const transport: TransportSpec =
     config.AOC_TRANSPORT === 'kafka'
@@ -39,7 +44,7 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
       : { kind: 'memory', broker: new InMemoryBroker() };
   if (config.AOC_TRANSPORT === 'memory') logger.warn('AOC_TRANSPORT=memory in a separate process: this role only talks to itself');
   const httpPort = definition.http ? (config.PORT ?? definition.http.defaultPort) : undefined;
-  const booted = await bootRole({ definition, transport, dataSource, httpPort, logger });
+  const booted = await bootRole({ definition, transport, dataSource, httpPort, logger, auth });
   logger.info('ready', { transport: transport.kind, http: booted.httpUrl });
   let stopping = false;
   const stop = async (signal: string) => {

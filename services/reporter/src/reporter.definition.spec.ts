@@ -1,3 +1,4 @@
+import { AUTH_STORE, TokenStore, migrateAuthStore } from '@aoc/auth';
 import { Bus, InMemoryBroker, InMemoryTransport, PostgresBusStore, busTablesDdl } from '@aoc/bus';
 import { TOPIC_REGISTRY, Topics, dlqTopicOf, type Role, type TopicDefinition } from '@aoc/contracts';
 import { createServiceDataSource, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
@@ -24,16 +25,19 @@ describe('reporter role: bus subscriptions and HTTP reports', () => {
     return bus;
   };
 
+  let viewerToken = '';
   const get = async (path: string): Promise<{ status: number; body: unknown }> => {
-    const response = await fetch(`${reporter.httpUrl}${path}`);
+    const response = await fetch(`${reporter.httpUrl}${path}`, { headers: { authorization: `Bearer ${viewerToken}` } });
     return { status: response.status, body: await response.json() };
   };
 
   beforeAll(async () => {
     pg = await startEmbeddedPostgres();
     await migrateRole(reporterDefinition, pg.url);
-    dataSource = createServiceDataSource({ url: pg.url, schema: 'public', entities: reporterDefinition.entities as never[], poolSize: 1 });
+    await migrateAuthStore(pg.url);
+    dataSource = createServiceDataSource({ url: pg.url, schema: 'public', entities: [...(reporterDefinition.entities as never[]), ...AUTH_STORE.entities], poolSize: 1 });
     await dataSource.initialize();
+    viewerToken = (await new TokenStore(dataSource).create({ name: 'viewer', role: 'viewer', tenant: 'acme', createdBy: 'test' })).token;
     broker = new InMemoryBroker();
     for (const t of TOPIC_REGISTRY) {
       broker.createTopic(t.name, t.partitions);
@@ -128,6 +132,6 @@ describe('reporter role: bus subscriptions and HTTP reports', () => {
   ])('GET %s is a 400 naming %s', async (path, field) => {
     const response = await get(path);
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: 'REPORTER.INVALID_PARAM', field });
+    expect(response.body).toMatchObject({ status: 400, code: 'REPORTER.INVALID_PARAM', errors: [{ field }] });
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { TokenStore } from '@aoc/auth';
 import { chatCompletion, startFakeChatCompletionsServer, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
 import { Topics, type EvidenceBatchPlannedV1, type RunExecutionRecordedV1, type RunPublishedV1 } from '@aoc/contracts';
 import { RunEntity, SCENARIO_DEADLINE_CODE, ScenarioThreadEntity, TicketIntakeService, writeBackKey } from '@aoc/service-router';
@@ -113,13 +114,18 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
 
   it('serves analyze and publish-read over HTTP with the field or code named in every refusal', async () => {
     const base = platform.roles.get('router')?.httpUrl;
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${base}/v1/tickets/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const tokens = new TokenStore(platform.dataSource);
+    const support = (await tokens.create({ name: 'support', role: 'support', tenant: 'acme', createdBy: 'test' })).token;
+    const viewer = (await tokens.create({ name: 'viewer', role: 'viewer', tenant: 'acme', createdBy: 'test' })).token;
+    const post = async (path: string, body: unknown, token = support) => {
+      const res = await fetch(`${base}/v1/tickets/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
+    expect(await post('analyze', latency(), viewer)).toMatchObject({ status: 403, body: { code: 'AUTH.FORBIDDEN' } });
+    expect(await post('analyze', { ...latency(), mode: 'write' })).toMatchObject({ status: 403, body: { code: 'AUTH.FORBIDDEN', detail: expect.stringContaining('operator') } });
     const bad = await post('analyze', { ticket: { key: 'SUP-1', title: '' } });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 'INTAKE.REQUEST_INVALID', issues: expect.arrayContaining([expect.objectContaining({ field: 'ticket.title' })]) });
+    expect(bad.body).toMatchObject({ code: 'INTAKE.REQUEST_INVALID', errors: expect.arrayContaining([expect.objectContaining({ field: 'ticket.title' })]) });
     expect((await post('analyze', { ...latency(), ticket: { ...latency().ticket, createdAt: '2999-01-01T00:00:00Z' } })).body).toMatchObject({ code: 'INTAKE.TICKET_TIME_INVALID' });
     expect(await post('publish-read', { runId: 'run-nope', ticketKey: 'SUP-1042', answerFingerprint: 'a'.repeat(64) })).toMatchObject({ status: 404, body: { code: 'INTAKE.RUN_NOT_FOUND' } });
     expect(await post('publish-read', { runId: 'run-nope' })).toMatchObject({ status: 400, body: { code: 'INTAKE.REQUEST_INVALID' } });

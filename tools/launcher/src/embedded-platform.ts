@@ -1,3 +1,4 @@
+import { AUTH_STORE, migrateAuthStore, type AuthSettings } from '@aoc/auth';
 import { InMemoryBroker } from '@aoc/bus';
 import { TOPIC_REGISTRY, dlqTopicOf } from '@aoc/contracts';
 import { createServiceDataSource, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
@@ -22,6 +23,8 @@ export interface PlatformOptions {
   executor?: Partial<ExecutorOptions>;
   /** Router settings (deadlines, ticket source); by default read from the environment. */
   router?: RouterDefinitionOptions;
+  /** Who may call the HTTP APIs; deny by default. */
+  auth?: AuthSettings;
 }
 
 export interface Platform {
@@ -47,8 +50,10 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     url = embedded.url;
   }
   for (const definition of services) await migrateRole(definition, url);
+  await migrateAuthStore(url);
   // One connection for the embedded store (PGlite is a single session); a small pool otherwise.
-  const dataSource = createServiceDataSource({ url, schema: 'public', entities: services.flatMap((s) => s.entities as never[]), poolSize: embedded ? 1 : 10 });
+  const entities = [...services.flatMap((s) => s.entities as never[]), ...AUTH_STORE.entities];
+  const dataSource = createServiceDataSource({ url, schema: 'public', entities, poolSize: embedded ? 1 : 10 });
   await dataSource.initialize();
   let broker: InMemoryBroker | null = null;
   let transport = options.transport;
@@ -72,6 +77,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
         transport: spec,
         dataSource,
         httpPort: options.httpFor?.(definition),
+        auth: options.auth,
         logger: createLogger(definition.role, options.logLevel ?? 'warn'),
       });
       roles.set(definition.role, booted);

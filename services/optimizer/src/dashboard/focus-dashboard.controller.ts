@@ -1,3 +1,4 @@
+import { Access } from '@aoc/auth';
 import { DATA_SOURCE } from '@aoc/service-host';
 import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
@@ -10,6 +11,7 @@ const FOCUS_ID = /^focus-[0-9a-f]{12}$/;
 
 /** The optimizer's read-only pages and JSON: Focuses, their cases, checkpoints and gate tables. */
 @Controller()
+@Access('viewer')
 export class FocusDashboardController {
   constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {}
 

@@ -1,3 +1,4 @@
+import { signInRedirectFor } from '@aoc/http-edge';
 import { LOGGER } from '@aoc/service-host';
 import type { Logger } from '@aoc/telemetry';
 import { Catch, HttpException, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
@@ -40,6 +41,13 @@ export class DashboardErrorFilter implements ExceptionFilter {
     const page = toErrorPage(exception);
     if (page.status >= 500) this.logger.error('dashboard page failed', { error: exception instanceof Error ? exception.message : String(exception) });
     const response = host.switchToHttp().getResponse<HtmlResponse>();
+    const redirect = signInRedirectFor(host.switchToHttp().getRequest(), page.status);
+    if (redirect) {
+      response.status(303);
+      response.setHeader('location', redirect);
+      response.send('Sign in first.');
+      return;
+    }
     response.status(page.status);
     response.setHeader('content-type', 'text/html; charset=utf-8');
     response.setHeader('x-content-type-options', 'nosniff');

@@ -1,3 +1,4 @@
+import { Access } from '@aoc/auth';
 import { DATA_SOURCE } from '@aoc/service-host';
 import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param, Query, UseFilters } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
@@ -18,6 +19,7 @@ const HtmlPage = (): MethodDecorator =>
 
 /** Web dashboard served by the reporter: server-rendered HTML, no script, no external asset. */
 @Controller()
+@Access('viewer')
 @UseFilters(DashboardErrorFilter)
 export class DashboardController {
   private readonly runs: DashboardRunsQuery;

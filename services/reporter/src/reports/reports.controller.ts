@@ -1,3 +1,4 @@
+import { Access } from '@aoc/auth';
 import { TicketKey } from '@aoc/contracts';
 import { BadRequestException, Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { dailyParams, healthParams, InvalidReportParamError, weeklyParams } from './report-period';
@@ -11,6 +12,7 @@ function single(field: string, value: unknown): unknown {
 
 /** JSON reports. A bad parameter is a 400 naming the field; all counting happens in the reader's SQL. */
 @Controller('v1')
+@Access('viewer')
 export class ReportsController {
   constructor(@Inject(REPORTS_READER) private readonly reports: ReportsReader) {}
 

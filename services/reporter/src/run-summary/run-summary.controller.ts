@@ -1,7 +1,9 @@
+import { Access } from '@aoc/auth';
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { RunSummaryQuery, type RunSummary } from './run-summary.query';
 
 @Controller('v1/runs')
+@Access('viewer')
 export class RunSummaryController {
   constructor(private readonly runs: RunSummaryQuery) {}
 

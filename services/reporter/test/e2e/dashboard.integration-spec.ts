@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { TokenStore } from '@aoc/auth';
 // This e2e project (project.json, so the reporter itself never depends on the launcher) needs
 // every role running, which only the launcher wires.
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -55,8 +56,26 @@ describe('reporter dashboard in a browser', () => {
       executablePath: '/usr/bin/chromium',
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
+    // Sign in as a browser does: the token into the sign-in form, a session cookie back.
+    const { token } = await new TokenStore(platform.dataSource).create({ name: 'dashboard-test', role: 'viewer', tenant: 'acme', createdBy: 'test' });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    expect(await open('/')).toBe(200);
+    expect(page.url()).toBe(`${baseUrl}/auth/sign-in`);
+    await page.locator('#token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${baseUrl}/`);
   }, 240000);
+
+  it('sends a browser without a session to the sign-in page and refuses a wrong token', async () => {
+    const context = await browser.newContext();
+    const fresh = await context.newPage();
+    await fresh.goto(`${baseUrl}/runs/${example.accepted.runId}`);
+    expect(fresh.url()).toBe(`${baseUrl}/auth/sign-in`);
+    await fresh.locator('#token').fill('aoc_000000000000_' + 'a'.repeat(43));
+    await fresh.getByRole('button', { name: 'Sign in' }).click();
+    expect((await fresh.getByRole('alert').innerText()).trim()).toBe('That token was not accepted.');
+    await context.close();
+  });
 
   afterAll(async () => {
     await browser?.close();

@@ -1,5 +1,6 @@
 import { Bus, InMemoryBroker, InMemoryTransport, PostgresBusStore, busTablesDdl } from '@aoc/bus';
 import { TOPIC_REGISTRY, Topics, dlqTopicOf, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
+import { AUTH_STORE, TokenStore, migrateAuthStore } from '@aoc/auth';
 import { createServiceDataSource, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
 import { bootRole, migrateRole, type BootedRole } from '@aoc/service-host';
 import { createLogger } from '@aoc/telemetry';
@@ -51,7 +52,8 @@ describe('timeline collector', () => {
       env: {},
     });
     await migrateRole(definition, pg.url);
-    dataSource = createServiceDataSource({ url: pg.url, schema: 'public', entities: definition.entities as never[], poolSize: 2 });
+    await migrateAuthStore(pg.url);
+    dataSource = createServiceDataSource({ url: pg.url, schema: 'public', entities: [...(definition.entities as never[]), ...AUTH_STORE.entities], poolSize: 2 });
     await dataSource.initialize();
     broker = new InMemoryBroker();
     for (const t of TOPIC_REGISTRY) {
@@ -177,12 +179,21 @@ describe('timeline collector', () => {
     expect(after[after.length - 1].comments.map((c) => c.id)).toContain(reply);
   });
 
-  it('backfills over HTTP (at most 500) and names a bad field', async () => {
-    const ok = await fetch(`${router.httpUrl}/v1/timelines/collect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 500, all: true }) });
+  it('backfills over HTTP (at most 500, operators only) and names a bad field', async () => {
+    const tokens = new TokenStore(dataSource);
+    const operator = (await tokens.create({ name: 'ops', role: 'operator', tenant: 'acme', createdBy: 'test' })).token;
+    const support = (await tokens.create({ name: 'support', role: 'support', tenant: 'acme', createdBy: 'test' })).token;
+    const headers = (token: string) => ({ 'content-type': 'application/json', authorization: `Bearer ${token}` });
+    const anonymous = await fetch(`${router.httpUrl}/v1/timelines/collect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(anonymous.status).toBe(401);
+    const notOperator = await fetch(`${router.httpUrl}/v1/timelines/collect`, { method: 'POST', headers: headers(support), body: '{}' });
+    expect(notOperator.status).toBe(403);
+    const ok = await fetch(`${router.httpUrl}/v1/timelines/collect`, { method: 'POST', headers: headers(operator), body: JSON.stringify({ limit: 500, all: true }) });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ polled: expect.any(Number) });
-    const bad = await fetch(`${router.httpUrl}/v1/timelines/collect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 501 }) });
+    const bad = await fetch(`${router.httpUrl}/v1/timelines/collect`, { method: 'POST', headers: headers(operator), body: JSON.stringify({ limit: 501 }) });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ code: 'TIMELINE.REQUEST_INVALID', issues: [{ field: 'limit' }] });
+    expect(bad.headers.get('content-type')).toContain('application/problem+json');
+    expect(await bad.json()).toMatchObject({ status: 400, code: 'TIMELINE.REQUEST_INVALID', errors: [{ field: 'limit' }] });
   });
 });

@@ -1,3 +1,4 @@
+import { Access } from '@aoc/auth';
 import { BadRequestException, Body, Controller, HttpCode, Post, ServiceUnavailableException } from '@nestjs/common';
 import { ZodError } from 'zod';
 import { TimelineCollector, type CollectResult } from './timeline-collector.service';
@@ -7,6 +8,7 @@ import { TimelineCollector, type CollectResult } from './timeline-collector.serv
  * ticketKeys?}`. 400 names a bad field; 503 when no ticket source is configured.
  */
 @Controller('v1/timelines')
+@Access('operator')
 export class TimelinesController {
   constructor(private readonly collector: TimelineCollector) {}
 

@@ -1,5 +1,6 @@
+import { Access, CurrentPrincipal, principalMay, type Principal } from '@aoc/auth';
 import { AocError } from '@aoc/errors';
-import { BadRequestException, Body, ConflictException, Controller, HttpCode, NotFoundException, Post, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
+import { BadRequestException, Body, ConflictException, Controller, ForbiddenException, HttpCode, NotFoundException, Post, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
 import { ZodError } from 'zod';
 import { TicketIntakeService, type AnalyzeTicketAccepted, type PublishReadResult } from './ticket-intake.service';
 
@@ -22,18 +23,27 @@ async function respond<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+function isWriteMode(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as Record<string, unknown>)['mode'] === 'write';
+}
+
 /**
  * POST /v1/tickets/analyze: accepts a ticket (or a ticket key to read from the ticket source)
  * and returns the run id and its trace id. POST /v1/tickets/publish-read: writes a published
  * read-mode answer back to its ticket as one internal comment.
  */
 @Controller('v1/tickets')
+@Access('support')
 export class IntakeController {
   constructor(private readonly intake: TicketIntakeService) {}
 
   @Post('analyze')
   @HttpCode(202)
-  analyze(@Body() body: unknown): Promise<AnalyzeTicketAccepted> {
+  analyze(@Body() body: unknown, @CurrentPrincipal() principal: Principal): Promise<AnalyzeTicketAccepted> {
+    // Writing back into the ticket source is an operator's decision; support analyses in read mode.
+    if (isWriteMode(body) && !principalMay(principal, 'operator')) {
+      throw new ForbiddenException({ code: 'AUTH.FORBIDDEN', message: `mode "write" needs the operator role; the caller has ${principal.role}` });
+    }
     return respond(() => this.intake.analyze(body as never));
   }
 

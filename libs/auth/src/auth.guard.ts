@@ -1,0 +1,69 @@
+import { HttpException, HttpStatus, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { Reflector } from '@nestjs/core';
+import { timingSafeEqual } from 'node:crypto';
+import { ROUTE_ACCESS_KEY, type RouteAccess } from './access';
+import { SESSION_COOKIE, type Authenticator } from './authenticator';
+import { STATE_CHANGING_METHODS, cookieOf, headerOf, type EdgeRequest } from './edge-request';
+import { FailureLimiter } from './failure-limiter';
+import { principalMay } from './principal';
+
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** An HTTP refusal with the edge's error code; rendered as problem+json by the error filter. */
+export function edgeError(status: number, code: string, message: string, headers: Record<string, string> = {}): HttpException {
+  return new HttpException({ code, message, headers }, status);
+}
+
+/**
+ * Deny by default: every route must declare who may call it (`@Access`). Then the caller is
+ * authenticated (token, OIDC bearer, session cookie, or configured loopback anonymity), its role
+ * checked, and a session's state-changing request must carry the session's CSRF token.
+ */
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: Authenticator,
+    private readonly serverOnLoopback: () => boolean,
+    private readonly failures: FailureLimiter = new FailureLimiter(),
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS_KEY, [context.getHandler(), context.getClass()]);
+    if (access === undefined) throw edgeError(HttpStatus.FORBIDDEN, 'AUTH.ROUTE_UNDECLARED', 'this route declares no access rule, so nobody may call it');
+    if (access === 'public') return true;
+    const request = context.switchToHttp().getRequest<EdgeRequest>();
+    const peer = request.socket.remoteAddress ?? 'unknown';
+    if (this.failures.blocked(peer)) throw edgeError(HttpStatus.TOO_MANY_REQUESTS, 'AUTH.TOO_MANY_FAILURES', 'too many failed sign-in attempts from this address; try again later', { 'Retry-After': '60' });
+    const outcome = await this.authenticator.authenticate({
+      authorization: headerOf(request, 'authorization'),
+      sessionCookie: cookieOf(request, SESSION_COOKIE),
+      remoteAddress: request.socket.remoteAddress,
+      serverOnLoopback: this.serverOnLoopback(),
+    });
+    if (!outcome.ok) {
+      if (outcome.presented) this.failures.record(peer);
+      const message = outcome.presented ? `the credential was refused (${outcome.reason})` : 'a credential is required: an API token or OIDC access token as "Authorization: Bearer …", or a dashboard session';
+      throw edgeError(HttpStatus.UNAUTHORIZED, 'AUTH.UNAUTHENTICATED', message, { 'WWW-Authenticate': 'Bearer realm="auto-oncall"' });
+    }
+    if (!principalMay(outcome.principal, access)) {
+      throw edgeError(HttpStatus.FORBIDDEN, 'AUTH.FORBIDDEN', `this route needs the ${access} role; the caller has ${outcome.principal.role}`);
+    }
+    if (outcome.csrfToken !== null && STATE_CHANGING_METHODS.has(request.method.toUpperCase()) && !csrfMatches(request, outcome.csrfToken)) {
+      throw edgeError(HttpStatus.FORBIDDEN, 'AUTH.CSRF', `a dashboard session must send its CSRF token in the ${CSRF_HEADER} header or a _csrf form field`);
+    }
+    request.principal = outcome.principal;
+    request.csrfToken = outcome.csrfToken;
+    return true;
+  }
+}
+
+/** The token comes in the header (fetch) or, from a dashboard form, as its `_csrf` field. */
+function csrfMatches(request: EdgeRequest, expected: string): boolean {
+  const field = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>)['_csrf'] : undefined;
+  const sent = headerOf(request, CSRF_HEADER) ?? (typeof field === 'string' ? field : undefined);
+  if (!sent) return false;
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,6 @@
+export * from './edge-checks';
+export * from './install-edge';
+export * from './problem';
+export * from './problem.filter';
+export * from './sign-in.controller';
+export * from './sign-in.page';

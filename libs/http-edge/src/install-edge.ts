@@ -1,0 +1,83 @@
+import { type DynamicModule, type INestApplication } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AuthGuard, Authenticator, OidcBearerVerifier, SessionStore, TokenStore, isLoopback, type AuthSettings, type EdgeRequest, type EdgeResponse } from '@aoc/auth';
+import helmet from 'helmet';
+import type { DataSource } from 'typeorm';
+import { checkEdge, hostsFor } from './edge-checks';
+import { ProblemFilter, sendProblem, type ProblemLogger } from './problem.filter';
+import { EDGE_SERVICES, SignInController, type EdgeServices } from './sign-in.controller';
+
+/** Largest JSON body any route takes (the ticket intake); routes check their own fields further. */
+export const DEFAULT_JSON_LIMIT_BYTES = 100 * 1024;
+
+export interface EdgeDeps {
+  settings: AuthSettings;
+  /** A data source whose entities include the credential store's (`AUTH_STORE.entities`). */
+  dataSource: DataSource;
+  logger: ProblemLogger;
+  jsonLimitBytes?: number;
+}
+
+class EdgeRootModule {}
+
+/** The role's module plus the sign-in routes every HTTP surface serves. */
+export function edgeModule(roleModule: DynamicModule, deps: EdgeDeps): DynamicModule {
+  const services: EdgeServices = {
+    tokens: new TokenStore(deps.dataSource),
+    sessions: new SessionStore(deps.dataSource, deps.settings.session),
+    absoluteSessionMs: deps.settings.session.absoluteMs,
+  };
+  return { module: EdgeRootModule, imports: [roleModule], controllers: [SignInController], providers: [{ provide: EDGE_SERVICES, useValue: services }] };
+}
+
+/**
+ * Installs the HTTP edge on an app created with `bodyParser: false`, before it listens:
+ * security headers, Host/Origin/content-type checks, JSON parsing with a limit, deny-by-default
+ * authentication, and one problem+json error format.
+ */
+export function installHttpEdge(app: INestApplication, deps: EdgeDeps): void {
+  const express = app as NestExpressApplication;
+  const { settings } = deps;
+  const allowedOrigins = new Set(settings.allowedOrigins);
+  express.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], imgSrc: ['data:'], formAction: ["'self'"], baseUri: ["'none'"], frameAncestors: ["'none'"] },
+      },
+      crossOriginResourcePolicy: { policy: 'same-origin' },
+      referrerPolicy: { policy: 'no-referrer' },
+      strictTransportSecurity: false,
+    }),
+  );
+  if (allowedOrigins.size > 0) express.enableCors({ origin: [...allowedOrigins], credentials: false, allowedHeaders: ['authorization', 'content-type', 'x-csrf-token'] });
+  express.use((request: EdgeRequest, response: EdgeResponse, next: (error?: unknown) => void) => {
+    try {
+      const port = request.socket.localPort ?? 0;
+      checkEdge(request, { allowedHosts: hostsFor(request.socket.localAddress ?? '127.0.0.1', port, settings.allowedHosts), allowedOrigins, formPaths: FORM_PATHS });
+      next();
+    } catch (error) {
+      sendProblem(error, request, response, deps.logger);
+    }
+  });
+  express.useBodyParser('json', { limit: deps.jsonLimitBytes ?? DEFAULT_JSON_LIMIT_BYTES });
+  express.useBodyParser('urlencoded', { extended: false, limit: 4096 });
+  // Errors of the body parsers happen before any route, so Nest's filters never see them.
+  express.use((error: unknown, request: EdgeRequest, response: EdgeResponse, _next: (error?: unknown) => void) => sendProblem(error, request, response, deps.logger));
+  const authenticator = new Authenticator({
+    tokens: new TokenStore(deps.dataSource),
+    sessions: new SessionStore(deps.dataSource, settings.session),
+    oidc: settings.oidc ? new OidcBearerVerifier(settings.oidc) : null,
+    anonymousRole: settings.anonymousRole,
+  });
+  const server = () => express.getHttpServer() as { address(): { address: string } | string | null };
+  const serverOnLoopback = () => {
+    const a = server().address();
+    return typeof a === 'object' && a !== null && isLoopback(a.address);
+  };
+  express.useGlobalGuards(new AuthGuard(express.get(Reflector), authenticator, serverOnLoopback));
+  express.useGlobalFilters(new ProblemFilter(deps.logger));
+}
+
+const FORM_PATHS = new Set(['/auth/sign-in', '/auth/sign-out']);
