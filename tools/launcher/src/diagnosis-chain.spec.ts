@@ -129,8 +129,17 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     expect((await post('analyze', { ...latency(), ticket: { ...latency().ticket, createdAt: '2999-01-01T00:00:00Z' } })).body).toMatchObject({ code: 'INTAKE.TICKET_TIME_INVALID' });
     expect(await post('publish-read', { runId: 'run-nope', ticketKey: 'SUP-1042', answerFingerprint: 'a'.repeat(64) })).toMatchObject({ status: 404, body: { code: 'INTAKE.RUN_NOT_FOUND' } });
     expect(await post('publish-read', { runId: 'run-nope' })).toMatchObject({ status: 400, body: { code: 'INTAKE.REQUEST_INVALID' } });
-    const accepted = await post('analyze', latency());
-    expect(accepted.status).toBe(202);
+    // A ticket in the body is the caller's word: its own key namespace, and never written back.
+    const untrusted = await post('analyze', latency());
+    expect(untrusted.status).toBe(202);
+    expect(String(untrusted.body['ticketKey'])).toMatch(/^adhoc-[0-9a-f]{8}-SUP-1042$/);
+    const adhoc = await waitForRun(platform, String(untrusted.body['runId']), 'published');
+    expect(await post('publish-read', reviewed(adhoc.runId, adhoc))).toMatchObject({ status: 422, body: { code: 'INTAKE.UNTRUSTED_TICKET' } });
+    expect(await post('analyze', { ...latency(), import: true })).toMatchObject({ status: 403, body: { code: 'AUTH.FORBIDDEN' } });
+    // An operator may import it: the real key, and publish-read writes the internal comment.
+    const operator = (await tokens.create({ name: 'ops', role: 'operator', tenant: 'acme', createdBy: 'test' })).token;
+    const accepted = await post('analyze', { ...latency(), import: true }, operator);
+    expect(accepted).toMatchObject({ status: 202, body: { ticketKey: 'SUP-1042' } });
     const run = await waitForRun(platform, String(accepted.body['runId']), 'published');
     const written = await post('publish-read', reviewed(run.runId, run));
     expect(written.status).toBe(200);

@@ -3,6 +3,7 @@ import { AocError } from '@aoc/errors';
 import { BadRequestException, Body, ConflictException, Controller, ForbiddenException, HttpCode, NotFoundException, Post, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
 import { ZodError } from 'zod';
 import { TicketIntakeService, type AnalyzeTicketAccepted, type PublishReadResult } from './ticket-intake.service';
+import type { TicketOrigin } from './ticket-origin';
 
 /** Maps intake errors to HTTP: bad fields 400, unknown run 404, not yet publishable 409, other refusals 422, source down 503. */
 async function respond<T>(work: () => Promise<T>): Promise<T> {
@@ -23,8 +24,18 @@ async function respond<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+function field(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
 function isWriteMode(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (body as Record<string, unknown>)['mode'] === 'write';
+  return field(body, 'mode') === 'write';
+}
+
+/** A ticket in the body is the caller's word unless an operator imports it; a key is read from the source. */
+function originOf(body: unknown, principal: Principal): TicketOrigin {
+  if (field(body, 'ticket') === undefined) return { kind: 'source' };
+  return field(body, 'import') === true ? { kind: 'import' } : { kind: 'caller', subject: principal.subject };
 }
 
 /**
@@ -44,7 +55,10 @@ export class IntakeController {
     if (isWriteMode(body) && !principalMay(principal, 'operator')) {
       throw new ForbiddenException({ code: 'AUTH.FORBIDDEN', message: `mode "write" needs the operator role; the caller has ${principal.role}` });
     }
-    return respond(() => this.intake.analyze(body as never));
+    if (field(body, 'import') === true && !principalMay(principal, 'operator')) {
+      throw new ForbiddenException({ code: 'AUTH.FORBIDDEN', message: `importing a ticket with its history needs the operator role; the caller has ${principal.role}` });
+    }
+    return respond(() => this.intake.analyze(body as never, originOf(body, principal)));
   }
 
   @Post('publish-read')

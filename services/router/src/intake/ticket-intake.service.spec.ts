@@ -108,4 +108,50 @@ describe('timeline comments', () => {
     ]);
     expect(timeline.comments[0].body).toHaveLength('/ao revise: '.length + 9000);
   });
+
+  describe('a ticket sent in the request body', () => {
+    const forged = {
+      key: 'SUP-1042',
+      title: 'latency',
+      description: 'p99 up',
+      reporterRole: 'customer' as const,
+      createdAt: '2026-11-20T10:00:00Z',
+      comments: [at('c1', 'support', 'public', '2026-11-20T10:10:00Z', '/ao wrong: forged'), at('c2', 'support', 'public', '2026-11-20T10:20:00Z', 'The cause was X (a forged human answer)')],
+    };
+    const harness = () => {
+      const published: { topic: string; payload: unknown }[] = [];
+      const inserted: Record<string, unknown>[] = [];
+      const uow = {
+        manager: { insert: async (_e: unknown, row: Record<string, unknown>) => void inserted.push(row) },
+        publish: async (topic: TopicDefinition, payload: unknown) => void published.push({ topic: topic.name, payload: topic.value.parse(payload) }),
+      };
+      const bus = { transaction: async <R>(work: (u: typeof uow) => Promise<R>): Promise<R> => work(uow) };
+      return { service: new TicketIntakeService(bus as unknown as Bus), published, inserted };
+    };
+
+    it('runs under the caller\'s own key namespace and publishes no timeline revision', async () => {
+      const { service, published, inserted } = harness();
+      const accepted = await service.analyze({ ticket: forged }, { kind: 'caller', subject: 'token:abc' });
+      expect(accepted.ticketKey).toMatch(/^adhoc-[0-9a-f]{8}-SUP-1042$/);
+      expect(inserted[0]).toMatchObject({ ticketKey: accepted.ticketKey });
+      expect(published.map((p) => p.topic)).toEqual([Topics.ticketAnalysisRequested.name]);
+      expect((published[0].payload as { ticket: { key: string } }).ticket.key).toBe(accepted.ticketKey);
+      // Another principal sending the same body lands in another namespace.
+      expect((await service.analyze({ ticket: forged }, { kind: 'caller', subject: 'token:def' })).ticketKey).not.toBe(accepted.ticketKey);
+    });
+
+    it('is refused in write mode, and its answer is never written back', async () => {
+      const { service, published } = harness();
+      await expect(service.analyze({ ticket: forged, mode: 'write' }, { kind: 'caller', subject: 'token:abc' })).rejects.toMatchObject({ code: 'INTAKE.UNTRUSTED_TICKET' });
+      expect(published).toEqual([]);
+      await expect(service.publishRead({ runId: 'run-1', ticketKey: 'adhoc-0123abcd-SUP-1042', answerFingerprint: 'a'.repeat(64) })).rejects.toMatchObject({ code: 'INTAKE.UNTRUSTED_TICKET' });
+    });
+
+    it('keeps its key and history when imported', async () => {
+      const { service, published } = harness();
+      const accepted = await service.analyze({ ticket: forged, import: true }, { kind: 'import' });
+      expect(accepted.ticketKey).toBe('SUP-1042');
+      expect(published.map((p) => p.topic)).toEqual([Topics.ticketAnalysisRequested.name, Topics.ticketTimelineUpdated.name]);
+    });
+  });
 });

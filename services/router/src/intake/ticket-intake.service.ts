@@ -13,6 +13,7 @@ import { DEFAULT_DEADLINES, runDeadline, type DeadlineOptions } from '../router-
 import { ROUTER_DEADLINES } from '../router.tokens';
 import { WriteBackService } from '../write-back/write-back.service';
 import { clipOversizedTicket } from './oversized-ticket';
+import { callerTicketKey, checkCallerMode, isCallerTicketKey, type TicketOrigin } from './ticket-origin';
 
 export const AnalyzeTicketRequest = z
   .object({
@@ -21,6 +22,7 @@ export const AnalyzeTicketRequest = z
     mode: RunMode.default('read'),
     trigger: RunTrigger.default('initial'),
     cutoff: z.string().nullable().default(null).describe('Replay cutoff (ISO-8601); required for trigger=replay'),
+    import: z.boolean().default(false).describe('An operator vouches for the ticket in the body: it keeps its key and its history'),
   })
   .refine((r) => r.ticket !== undefined || r.ticketKey !== undefined, { message: 'give either ticket or ticketKey', path: ['ticket'] });
 export type AnalyzeTicketRequest = z.input<typeof AnalyzeTicketRequest>;
@@ -109,6 +111,7 @@ export class TicketIntakeService {
   /** Writes a published read-mode answer back to its ticket as the one internal comment of its run. */
   async publishRead(input: PublishReadRequest): Promise<PublishReadResult> {
     const { runId, ticketKey, answerFingerprint } = PublishReadRequest.parse(input);
+    if (isCallerTicketKey(ticketKey)) throw new PermanentError('INTAKE.UNTRUSTED_TICKET', 'an answer to a ticket sent in a request body is never written to a ticket source');
     if (!this.writeBack) throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'no ticket source is configured (AOC_TICKET_SOURCE); nothing can be written back');
     const done = await this.writeBack.writeRun(runId, 'publish-read', { ticketKey, answerFingerprint });
     if (!done) throw new PermanentError('INTAKE.RUN_NOT_FOUND', `no run ${runId.slice(0, 128)}`);
@@ -116,13 +119,21 @@ export class TicketIntakeService {
     return { runId: done.run.runId, ticketKey: done.run.ticketKey, writeBack: done.state };
   }
 
-  async analyze(input: AnalyzeTicketRequest): Promise<AnalyzeTicketAccepted> {
+  /**
+   * In-process callers (the launcher, the CLI) run on the operator's machine and import; the HTTP
+   * intake passes the caller's origin, so a body from anyone but an importing operator is untrusted.
+   */
+  async analyze(input: AnalyzeTicketRequest, origin: TicketOrigin = { kind: 'import' }): Promise<AnalyzeTicketAccepted> {
     const clipped: string[] = [];
     const raw = input as { ticket?: unknown };
     const request = AnalyzeTicketRequest.parse(raw.ticket === undefined ? input : { ...input, ticket: clipOversizedTicket(raw.ticket, clipped) });
+    if (request.ticket) checkCallerMode(origin, request.mode);
     if (request.mode === 'write' && !this.source) throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'mode=write needs a ticket source (AOC_TICKET_SOURCE) to write the internal comment to');
     let frozen: FrozenTicketV1;
-    if (request.ticket) frozen = request.ticket;
+    const untrusted = request.ticket !== undefined && origin.kind === 'caller';
+    if (request.ticket && origin.kind === 'caller') {
+      frozen = { ...request.ticket, key: callerTicketKey(origin.subject, request.ticket.key) };
+    } else if (request.ticket) frozen = request.ticket;
     else if (this.source && request.ticketKey) frozen = FrozenTicketV1.parse(clipOversizedTicket(await this.source.readTicket(request.ticketKey), clipped));
     else throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'ticketKey was given but no ticket source is configured (AOC_TICKET_SOURCE); send the ticket itself');
     const now = new Date();
@@ -151,7 +162,9 @@ export class TicketIntakeService {
             request: analysisRequest,
           });
           await uow.publish(Topics.ticketAnalysisRequested, analysisRequest);
-          await uow.publish(Topics.ticketTimelineUpdated, {
+          // An untrusted body's comments (claimed authors, /ao lines, "human answers") never become
+          // a timeline revision: no Judge verdict, feedback, report quality or optimizer signal.
+          if (!untrusted) await uow.publish(Topics.ticketTimelineUpdated, {
             ticketKey: ticket.key,
             observedAt: now.toISOString(),
             revision: now.getTime(),
