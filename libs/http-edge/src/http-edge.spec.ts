@@ -148,11 +148,11 @@ describe('HTTP edge', () => {
     expect(r.text).not.toMatch(/hunter2|\/srv\/db|at .*\.ts/);
   });
 
-  it('sends security headers: CSP with frame-ancestors, nosniff, no referrer', async () => {
+  it('sends security headers: CSP with frame-ancestors, nosniff, no referrer to other origins', async () => {
     const r = await call('/t/public');
     expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(r.headers.get('referrer-policy')).toBe('same-origin');
     expect(r.headers.get('access-control-allow-origin')).toBeNull();
   });
 

@@ -47,7 +47,8 @@ export function installHttpEdge(app: INestApplication, deps: EdgeDeps): void {
         directives: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], imgSrc: ['data:'], formAction: ["'self'"], baseUri: ["'none'"], frameAncestors: ["'none'"] },
       },
       crossOriginResourcePolicy: { policy: 'same-origin' },
-      referrerPolicy: { policy: 'no-referrer' },
+      // Not no-referrer: Chromium then sends "Origin: null" on same-origin form posts.
+      referrerPolicy: { policy: 'same-origin' },
       strictTransportSecurity: false,
     }),
   );
