@@ -46,13 +46,14 @@ export class AuthGuard implements CanActivate {
       const message = outcome.presented ? `the credential was refused (${outcome.reason})` : 'a credential is required: an API token or OIDC access token as "Authorization: Bearer …", or a dashboard session';
       throw edgeError(HttpStatus.UNAUTHORIZED, 'AUTH.UNAUTHENTICATED', message, { 'WWW-Authenticate': 'Bearer realm="auto-oncall"' });
     }
+    // Known from here on, so a refusal below is attributed to the caller in the audit trail.
+    request.principal = outcome.principal;
     if (!principalMay(outcome.principal, access)) {
       throw edgeError(HttpStatus.FORBIDDEN, 'AUTH.FORBIDDEN', `this route needs the ${access} role; the caller has ${outcome.principal.role}`);
     }
     if (outcome.csrfToken !== null && STATE_CHANGING_METHODS.has(request.method.toUpperCase()) && !csrfMatches(request, outcome.csrfToken)) {
       throw edgeError(HttpStatus.FORBIDDEN, 'AUTH.CSRF', `a dashboard session must send its CSRF token in the ${CSRF_HEADER} header or a _csrf form field`);
     }
-    request.principal = outcome.principal;
     request.csrfToken = outcome.csrfToken;
     return true;
   }

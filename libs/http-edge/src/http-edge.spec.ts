@@ -50,7 +50,7 @@ describe('HTTP edge', () => {
   const tokens: Record<string, string> = {};
 
   const start = async (settings: AuthSettings): Promise<void> => {
-    const deps = { settings, dataSource: ds, logger: { error: () => undefined } };
+    const deps = { settings, dataSource: ds, logger: { error: () => undefined }, auditSchema: 'probe' };
     app = await NestFactory.create(edgeModule({ module: ProbeModule } as DynamicModule, deps), { logger: false, bodyParser: false });
     installHttpEdge(app, deps);
     await app.listen(0, '127.0.0.1');
@@ -62,6 +62,8 @@ describe('HTTP edge', () => {
     await migrateAuthStore(pg.url);
     ds = createServiceDataSource({ url: pg.url, schema: 'public', entities: [...AUTH_STORE.entities], poolSize: 1 });
     await ds.initialize();
+    await ds.query('CREATE SCHEMA probe');
+    await ds.query('CREATE TABLE probe.http_audit (id bigserial PRIMARY KEY, at timestamptz NOT NULL, subject text NOT NULL, tenant text, role text, action text NOT NULL, target text NOT NULL, status int NOT NULL)');
     const store = new TokenStore(ds);
     for (const role of ['viewer', 'support', 'operator', 'admin'] as const) tokens[role] = (await store.create({ name: role, role, tenant: role === 'admin' ? '*' : 'acme', createdBy: 'test' })).token;
     const revoked = await store.create({ name: 'gone', role: 'admin', tenant: '*', createdBy: 'test' });
@@ -71,6 +73,8 @@ describe('HTTP edge', () => {
   });
 
   afterAll(async () => {
+    // Audit rows are written when a response finishes; let the last ones land first.
+    await new Promise((r) => setTimeout(r, 200));
     await app.close();
     await ds.destroy();
     await pg.stop();
@@ -177,6 +181,26 @@ describe('HTTP edge', () => {
     const out = await call('/auth/sign-out', { method: 'POST', headers: { ...form, cookie }, body: `_csrf=${csrf}` });
     expect(out.status).toBe(303);
     expect((await call('/t/viewer', { headers: { cookie } })).json).toMatchObject({ code: 'AUTH.UNAUTHENTICATED', detail: expect.stringContaining('ended') });
+  });
+
+  it('records who did what with which outcome, refusals included, and shows it to admins only', async () => {
+    await call('/t/viewer', { token: tokens['viewer'] });
+    await call('/t/operator', { method: 'POST', token: tokens['support'], headers: { 'content-type': 'application/json' }, body: '{"secret":"do-not-record"}' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await call('/v1/audit', { token: tokens['operator'] })).status).toBe(403);
+    const trail = await call('/v1/audit?limit=50', { token: tokens['admin'] });
+    const events = (trail.json?.['events'] ?? []) as { subject: string; action: string; status: number; tenant: string | null }[];
+    expect(events).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ action: 'GET /t/viewer', status: 200, tenant: 'acme', subject: expect.stringMatching(/^token:[0-9a-f]{12}$/) }),
+        expect.objectContaining({ action: 'POST /t/operator', status: 403, tenant: 'acme' }),
+        expect.objectContaining({ action: 'GET /t/viewer', status: 401, subject: 'unauthenticated' }),
+      ]),
+    );
+    const stored = JSON.stringify(await ds.query('SELECT * FROM probe.http_audit'));
+    for (const token of Object.values(tokens)) expect(stored).not.toContain(token.slice(17));
+    expect(stored).not.toContain('do-not-record');
+    expect((await call('/v1/audit?limit=0', { token: tokens['admin'] })).json).toMatchObject({ status: 400, errors: [{ field: 'limit' }] });
   });
 
   it('slows token guessing: after 20 refused credentials an address is refused outright', async () => {

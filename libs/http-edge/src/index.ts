@@ -1,3 +1,5 @@
+export * from './audit';
+export * from './audit.controller';
 export * from './edge-checks';
 export * from './install-edge';
 export * from './problem';

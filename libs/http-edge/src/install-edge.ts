@@ -4,6 +4,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AuthGuard, Authenticator, OidcBearerVerifier, SessionStore, TokenStore, isLoopback, type AuthSettings, type EdgeRequest, type EdgeResponse } from '@aoc/auth';
 import helmet from 'helmet';
 import type { DataSource } from 'typeorm';
+import { AuditController, EDGE_AUDIT } from './audit.controller';
+import { AuditLog, auditEventOf } from './audit';
 import { checkEdge, hostsFor } from './edge-checks';
 import { ProblemFilter, sendProblem, type ProblemLogger } from './problem.filter';
 import { EDGE_SERVICES, SignInController, type EdgeServices } from './sign-in.controller';
@@ -17,6 +19,8 @@ export interface EdgeDeps {
   dataSource: DataSource;
   logger: ProblemLogger;
   jsonLimitBytes?: number;
+  /** The role's schema, holding its `http_audit` table: every request is recorded there (omit: no audit). */
+  auditSchema?: string;
 }
 
 class EdgeRootModule {}
@@ -28,7 +32,13 @@ export function edgeModule(roleModule: DynamicModule, deps: EdgeDeps): DynamicMo
     sessions: new SessionStore(deps.dataSource, deps.settings.session),
     absoluteSessionMs: deps.settings.session.absoluteMs,
   };
-  return { module: EdgeRootModule, imports: [roleModule], controllers: [SignInController], providers: [{ provide: EDGE_SERVICES, useValue: services }] };
+  const audit = deps.auditSchema ? new AuditLog(deps.dataSource, deps.auditSchema) : null;
+  return {
+    module: EdgeRootModule,
+    imports: [roleModule],
+    controllers: audit ? [SignInController, AuditController] : [SignInController],
+    providers: [{ provide: EDGE_SERVICES, useValue: services }, ...(audit ? [{ provide: EDGE_AUDIT, useValue: audit }] : [])],
+  };
 }
 
 /**
@@ -52,6 +62,17 @@ export function installHttpEdge(app: INestApplication, deps: EdgeDeps): void {
       strictTransportSecurity: false,
     }),
   );
+  if (deps.auditSchema) {
+    const audit = new AuditLog(deps.dataSource, deps.auditSchema);
+    // Recorded when the response is finished, so refusals (401, 403, 421) are in the trail too.
+    express.use((request: EdgeRequest, response: EdgeResponse & { statusCode: number; on(event: 'finish', f: () => void): unknown }, next: () => void) => {
+      response.on('finish', () => {
+        const event = auditEventOf(request, response.statusCode, new Date());
+        if (event) audit.record(event).catch((error: unknown) => deps.logger.error('audit record failed', { error: error instanceof Error ? error.message : String(error) }));
+      });
+      next();
+    });
+  }
   if (allowedOrigins.size > 0) express.enableCors({ origin: [...allowedOrigins], credentials: false, allowedHeaders: ['authorization', 'content-type', 'x-csrf-token'] });
   express.use((request: EdgeRequest, response: EdgeResponse, next: (error?: unknown) => void) => {
     try {

@@ -8,6 +8,7 @@ import { RouterDeadlinesRounds1764700000000 } from './migrations/1764700000000-r
 import { RouterRunRequest1764800000000 } from './migrations/1764800000000-router-run-request.migration';
 import { RouterProviderInventories1764900000000 } from './migrations/1764900000000-router-provider-inventories.migration';
 import { RouterTimelineWatch1765000000000 } from './migrations/1765000000000-router-timeline-watch.migration';
+import { RouterHttpAudit1766000000000 } from './migrations/1766000000000-router-http-audit.migration';
 import { TimelineWatchEntity } from './persistence/timeline-watch.entity';
 import { loadCollectorOptions, type CollectorOptions } from './collect-timelines/collector-options';
 import { ProviderInventoryEntity } from './persistence/provider-inventory.entity';
@@ -41,7 +42,7 @@ export function createRouterDefinition(options: RouterDefinitionOptions = {}): S
       Topics.runExecutionRecorded,
     ],
     entities: [RunEntity, ScenarioThreadEntity, ProviderInventoryEntity, TimelineWatchEntity],
-    migrations: [RouterInit1764400000000, RouterDeadlinesRounds1764700000000, RouterRunRequest1764800000000, RouterProviderInventories1764900000000, RouterTimelineWatch1765000000000],
+    migrations: [RouterInit1764400000000, RouterDeadlinesRounds1764700000000, RouterRunRequest1764800000000, RouterProviderInventories1764900000000, RouterTimelineWatch1765000000000, RouterHttpAudit1766000000000],
     module: (runtime) => {
       const env = options.env ?? process.env;
       const routerModel = createRouterModel(env);

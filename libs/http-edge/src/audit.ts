@@ -1,0 +1,73 @@
+import type { EdgeRequest } from '@aoc/auth';
+import type { DataSource } from 'typeorm';
+
+/** One audited HTTP request: who, for which tenant, did what to which target, with what outcome. */
+export interface AuditEvent {
+  at: Date;
+  subject: string;
+  tenant: string | null;
+  role: string | null;
+  action: string;
+  target: string;
+  status: number;
+}
+
+/** Name of the table each HTTP role keeps its audit in, inside its own schema (created by its migration). */
+export const AUDIT_TABLE = 'http_audit';
+
+const MAX_TARGET = 300;
+
+/** What was asked for: the route's parameters (a run, a ticket, a Focus), never the query string or the body. */
+export function auditTargetOf(params: Readonly<Record<string, string>> | undefined): string {
+  const parts = Object.entries(params ?? {}).map(([k, v]) => `${k}=${String(v).slice(0, 128)}`);
+  return parts.join(' ').slice(0, MAX_TARGET);
+}
+
+/**
+ * The audit event of a finished request, or null for what needs none (the sign-in page itself).
+ * Token values, cookies and bodies are never part of it.
+ */
+export function auditEventOf(request: EdgeRequest & { route?: { path?: string }; params?: Record<string, string> }, status: number, at: Date): AuditEvent | null {
+  const path = request.route?.path ?? (request.originalUrl ?? request.url).split('?')[0];
+  if (request.method.toUpperCase() === 'GET' && path === '/auth/sign-in') return null;
+  const p = request.principal;
+  return {
+    at,
+    subject: p?.subject ?? 'unauthenticated',
+    tenant: p?.tenant ?? null,
+    role: p?.role ?? null,
+    action: `${request.method.toUpperCase()} ${path}`.slice(0, 200),
+    target: auditTargetOf(request.params),
+    status,
+  };
+}
+
+/** Writes and reads a role's audit table. */
+export class AuditLog {
+  private readonly table: string;
+
+  constructor(private readonly dataSource: DataSource, schema: string) {
+    // TypeORM quotes each part of the path itself.
+    this.table = `${schema}.${AUDIT_TABLE}`;
+  }
+
+  async record(event: AuditEvent): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .insert()
+      .into(this.table, ['at', 'subject', 'tenant', 'role', 'action', 'target', 'status'])
+      .values({ at: event.at, subject: event.subject, tenant: event.tenant, role: event.role, action: event.action, target: event.target, status: event.status })
+      .execute();
+  }
+
+  async recent(limit: number): Promise<AuditEvent[]> {
+    const rows: { at: Date; subject: string; tenant: string | null; role: string | null; action: string; target: string; status: number }[] = await this.dataSource
+      .createQueryBuilder()
+      .select(['a.at AS at', 'a.subject AS subject', 'a.tenant AS tenant', 'a.role AS role', 'a.action AS action', 'a.target AS target', 'a.status AS status'])
+      .from(this.table, 'a')
+      .orderBy('a.id', 'DESC')
+      .limit(limit)
+      .getRawMany();
+    return rows.map((r) => ({ ...r, at: new Date(r.at), status: Number(r.status) }));
+  }
+}
