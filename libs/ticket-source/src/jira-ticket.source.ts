@@ -20,6 +20,7 @@ import { parseJiraTicketSourceConfig, type ParsedJiraTicketSourceConfig } from '
 import { ticketSourceError } from './ticket-source.errors';
 import type { SourceComment, SourceTimeline, TicketSource, WriteInternalCommentInput, WriteInternalCommentResult } from './ticket-source.port';
 import { latestTimelineComments } from './ticket-limits';
+import { escapeJiraMarkup } from './jira-markup';
 
 export interface JiraTicketSourceOptions extends JiraHttpOptions {
   /** A `JiraTicketSourceConfig` object or its JSON text; parsed (and checked) here. */
@@ -79,7 +80,8 @@ export class JiraTicketSource implements TicketSource {
   }
 
   async writeInternalComment(input: WriteInternalCommentInput): Promise<WriteInternalCommentResult> {
-    const prepared = prepareInternalComment(input);
+    // Escaped before the idempotency marker is added, so the marker stays recognisable.
+    const prepared = prepareInternalComment({ ...input, body: escapeJiraMarkup(input.body) });
     let posted = false;
     for (let attempt = 1; ; attempt++) {
       // Looked up before every POST: a POST that failed ambiguously (5xx, timeout) may have written.
