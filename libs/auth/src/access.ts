@@ -13,6 +13,11 @@ export const ROUTE_ACCESS_KEY = 'aoc:route-access';
  */
 export const Access = (access: RouteAccess): MethodDecorator & ClassDecorator => SetMetadata(ROUTE_ACCESS_KEY, access);
 
+export const ROUTE_RATE_KEY = 'aoc:route-rate';
+
+/** Requests per minute one principal may send to this route (default: the edge's setting). */
+export const RateLimit = (perMinute: number): MethodDecorator & ClassDecorator => SetMetadata(ROUTE_RATE_KEY, perMinute);
+
 /** The request's principal, set by the auth guard. */
 export interface AuthenticatedRequest {
   principal?: Principal;

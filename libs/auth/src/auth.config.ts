@@ -20,6 +20,8 @@ export const authConfigShape = {
   AOC_HTTP_ALLOWED_HOSTS: csv.default([]),
   /** Origins whose pages may call the API (CORS and the Origin check); none by default. */
   AOC_HTTP_ALLOWED_ORIGINS: csv.pipe(z.array(z.string().url())).default([]),
+  /** Requests per minute one principal may send to one route (routes may set their own). */
+  AOC_HTTP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(600),
   AOC_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   AOC_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(7 * 24).default(12),
 };
@@ -38,6 +40,7 @@ export interface AuthSettings {
   allowedHosts: readonly string[];
   allowedOrigins: readonly string[];
   session: { idleMs: number; absoluteMs: number };
+  rateLimitPerMinute: number;
 }
 
 export function authSettingsFrom(config: AuthConfig): AuthSettings {
@@ -58,6 +61,7 @@ export function authSettingsFrom(config: AuthConfig): AuthSettings {
     allowedHosts: config.AOC_HTTP_ALLOWED_HOSTS,
     allowedOrigins: config.AOC_HTTP_ALLOWED_ORIGINS,
     session: { idleMs: config.AOC_SESSION_IDLE_MINUTES * 60_000, absoluteMs: config.AOC_SESSION_MAX_HOURS * 3_600_000 },
+    rateLimitPerMinute: config.AOC_HTTP_RATE_LIMIT_PER_MINUTE,
   };
 }
 

@@ -1,7 +1,8 @@
 import { HttpException, HttpStatus, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import { timingSafeEqual } from 'node:crypto';
-import { ROUTE_ACCESS_KEY, type RouteAccess } from './access';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import { ROUTE_ACCESS_KEY, ROUTE_RATE_KEY, type RouteAccess } from './access';
 import { SESSION_COOKIE, type Authenticator } from './authenticator';
 import { STATE_CHANGING_METHODS, cookieOf, headerOf, type EdgeRequest } from './edge-request';
 import { FailureLimiter } from './failure-limiter';
@@ -25,6 +26,7 @@ export class AuthGuard implements CanActivate {
     private readonly authenticator: Authenticator,
     private readonly serverOnLoopback: () => boolean,
     private readonly failures: FailureLimiter = new FailureLimiter(),
+    private readonly rate: { storage: ThrottlerStorage; perMinute: number } | null = null,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -51,11 +53,23 @@ export class AuthGuard implements CanActivate {
     if (!principalMay(outcome.principal, access)) {
       throw edgeError(HttpStatus.FORBIDDEN, 'AUTH.FORBIDDEN', `this route needs the ${access} role; the caller has ${outcome.principal.role}`);
     }
+    await this.throttle(context, outcome.principal.subject);
     if (outcome.csrfToken !== null && STATE_CHANGING_METHODS.has(request.method.toUpperCase()) && !csrfMatches(request, outcome.csrfToken)) {
       throw edgeError(HttpStatus.FORBIDDEN, 'AUTH.CSRF', `a dashboard session must send its CSRF token in the ${CSRF_HEADER} header or a _csrf form field`);
     }
     request.csrfToken = outcome.csrfToken;
     return true;
+  }
+
+  /** Counts the principal's requests to this route per minute (the throttler's storage); 429 past the limit. */
+  private async throttle(context: ExecutionContext, subject: string): Promise<void> {
+    if (!this.rate) return;
+    const limit = this.reflector.getAllAndOverride<number | undefined>(ROUTE_RATE_KEY, [context.getHandler(), context.getClass()]) ?? this.rate.perMinute;
+    const key = `${subject}|${context.getClass().name}.${context.getHandler().name}`;
+    const record = await this.rate.storage.increment(key, 60_000, limit, 60_000, 'edge');
+    if (record.isBlocked) {
+      throw edgeError(HttpStatus.TOO_MANY_REQUESTS, 'HTTP.RATE_LIMITED', `at most ${limit} requests a minute to this route per caller`, { 'Retry-After': String(Math.max(1, Math.ceil(record.timeToBlockExpire))) });
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import { AUTH_STORE, Access, CurrentPrincipal, DEFAULT_AUTH_SETTINGS, TokenStore, migrateAuthStore, type AuthSettings, type Principal } from '@aoc/auth';
+import { AUTH_STORE, Access, CurrentPrincipal, RateLimit, DEFAULT_AUTH_SETTINGS, TokenStore, migrateAuthStore, type AuthSettings, type Principal } from '@aoc/auth';
 import { createServiceDataSource, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
 import { Body, Controller, Get, Module, Post, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -24,6 +24,13 @@ class ProbeController {
   @Access('operator')
   act(@Body() body: unknown): unknown {
     return { received: body };
+  }
+
+  @Get('limited')
+  @Access('viewer')
+  @RateLimit(3)
+  limited(): { ok: true } {
+    return { ok: true };
   }
 
   @Get('undeclared')
@@ -201,6 +208,16 @@ describe('HTTP edge', () => {
     for (const token of Object.values(tokens)) expect(stored).not.toContain(token.slice(17));
     expect(stored).not.toContain('do-not-record');
     expect((await call('/v1/audit?limit=0', { token: tokens['admin'] })).json).toMatchObject({ status: 400, errors: [{ field: 'limit' }] });
+  });
+
+  it('limits each principal\'s requests per route and minute', async () => {
+    for (let i = 0; i < 3; i++) expect((await call('/t/limited', { token: tokens['viewer'] })).status).toBe(200);
+    const over = await call('/t/limited', { token: tokens['viewer'] });
+    expect(over.json).toMatchObject({ status: 429, code: 'HTTP.RATE_LIMITED' });
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another caller, and another route of the same caller, have their own budget.
+    expect((await call('/t/limited', { token: tokens['support'] })).status).toBe(200);
+    expect((await call('/t/viewer', { token: tokens['viewer'] })).status).toBe(200);
   });
 
   it('slows token guessing: after 20 refused credentials an address is refused outright', async () => {

@@ -2,6 +2,7 @@ import { type DynamicModule, type INestApplication } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AuthGuard, Authenticator, OidcBearerVerifier, SessionStore, TokenStore, isLoopback, type AuthSettings, type EdgeRequest, type EdgeResponse } from '@aoc/auth';
+import { ThrottlerStorageService } from '@nestjs/throttler';
 import helmet from 'helmet';
 import type { DataSource } from 'typeorm';
 import { AuditController, EDGE_AUDIT } from './audit.controller';
@@ -37,7 +38,8 @@ export function edgeModule(roleModule: DynamicModule, deps: EdgeDeps): DynamicMo
     module: EdgeRootModule,
     imports: [roleModule],
     controllers: audit ? [SignInController, AuditController] : [SignInController],
-    providers: [{ provide: EDGE_SERVICES, useValue: services }, ...(audit ? [{ provide: EDGE_AUDIT, useValue: audit }] : [])],
+    // A provider, so Nest stops its sweep timer when the app closes.
+    providers: [{ provide: EDGE_SERVICES, useValue: services }, ThrottlerStorageService, ...(audit ? [{ provide: EDGE_AUDIT, useValue: audit }] : [])],
   };
 }
 
@@ -98,7 +100,8 @@ export function installHttpEdge(app: INestApplication, deps: EdgeDeps): void {
     const a = server().address();
     return typeof a === 'object' && a !== null && isLoopback(a.address);
   };
-  express.useGlobalGuards(new AuthGuard(express.get(Reflector), authenticator, serverOnLoopback));
+  const rate = { storage: express.get(ThrottlerStorageService), perMinute: settings.rateLimitPerMinute };
+  express.useGlobalGuards(new AuthGuard(express.get(Reflector), authenticator, serverOnLoopback, undefined, rate));
   express.useGlobalFilters(new ProblemFilter(deps.logger));
 }
 

@@ -1,4 +1,4 @@
-import { Access, CurrentPrincipal, principalMay, type Principal } from '@aoc/auth';
+import { Access, CurrentPrincipal, RateLimit, principalMay, type Principal } from '@aoc/auth';
 import { AocError } from '@aoc/errors';
 import { BadRequestException, Body, ConflictException, Controller, ForbiddenException, HttpCode, NotFoundException, Post, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
 import { ZodError } from 'zod';
@@ -50,6 +50,8 @@ export class IntakeController {
 
   @Post('analyze')
   @HttpCode(202)
+  // Each analysis costs provider queries and model calls: a tighter limit than reads.
+  @RateLimit(60)
   analyze(@Body() body: unknown, @CurrentPrincipal() principal: Principal): Promise<AnalyzeTicketAccepted> {
     // Writing back into the ticket source is an operator's decision; support analyses in read mode.
     if (isWriteMode(body) && !principalMay(principal, 'operator')) {
