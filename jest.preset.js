@@ -9,7 +9,7 @@ delete swcrc.$schema;
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.(ts|js|mjs)$': ['@swc/jest', { ...swcrc, swcrc: false }] },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uid|file-type|load-esm|token-types|strtok3|@tokenizer|p-limit|yocto-queue|jose)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uid|file-type|load-esm|token-types|strtok3|@tokenizer|p-limit|yocto-queue|jose|openid-client|oauth4webapi|oidc-provider)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   setupFiles: ['reflect-metadata'],
 };

@@ -26,7 +26,7 @@ export function headerOf(request: EdgeRequest, name: string): string | undefined
 }
 
 /** Reads one cookie; malformed pairs are skipped. */
-export function cookieOf(request: EdgeRequest, name: string): string | undefined {
+export function cookieOf(request: EdgeRequest, name: string, maxLength = 128): string | undefined {
   const header = headerOf(request, 'cookie');
   if (!header) return undefined;
   for (const part of header.split(';')) {
@@ -34,7 +34,7 @@ export function cookieOf(request: EdgeRequest, name: string): string | undefined
     if (eq < 0) continue;
     if (part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
-    return /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : undefined;
+    return value.length <= maxLength && /^[A-Za-z0-9_-]+$/.test(value) ? value : undefined;
   }
   return undefined;
 }

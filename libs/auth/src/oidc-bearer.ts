@@ -74,8 +74,8 @@ export class OidcBearerVerifier {
   }
 }
 
-/** The highest known role named by the claim. */
-function roleOf(claim: unknown): AccessRole | null {
+/** The highest known role named by the claim (a role, or a list of them). */
+export function roleOf(claim: unknown): AccessRole | null {
   const named = (Array.isArray(claim) ? claim : [claim]).filter(isAccessRole);
   if (named.length === 0) return null;
   return named.reduce((best, r) => (roleRank(r) > roleRank(best) ? r : best), ROLES[0]);

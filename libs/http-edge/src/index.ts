@@ -2,6 +2,7 @@ export * from './audit';
 export * from './audit.controller';
 export * from './edge-checks';
 export * from './install-edge';
+export * from './oidc-sign-in';
 export * from './problem';
 export * from './problem.filter';
 export * from './sign-in.controller';

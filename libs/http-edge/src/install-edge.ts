@@ -9,6 +9,7 @@ import { AuditController, EDGE_AUDIT } from './audit.controller';
 import { AuditLog, auditEventOf } from './audit';
 import { checkEdge, hostsFor } from './edge-checks';
 import { ProblemFilter, sendProblem, type ProblemLogger } from './problem.filter';
+import { OidcSignIn } from './oidc-sign-in';
 import { EDGE_SERVICES, SignInController, type EdgeServices } from './sign-in.controller';
 
 /** Largest JSON body any route takes (the ticket intake); routes check their own fields further. */
@@ -32,6 +33,7 @@ export function edgeModule(roleModule: DynamicModule, deps: EdgeDeps): DynamicMo
     tokens: new TokenStore(deps.dataSource),
     sessions: new SessionStore(deps.dataSource, deps.settings.session),
     absoluteSessionMs: deps.settings.session.absoluteMs,
+    oidc: oidcSignInOf(deps.settings),
   };
   const audit = deps.auditSchema ? new AuditLog(deps.dataSource, deps.auditSchema) : null;
   return {
@@ -103,6 +105,12 @@ export function installHttpEdge(app: INestApplication, deps: EdgeDeps): void {
   const rate = { storage: express.get(ThrottlerStorageService), perMinute: settings.rateLimitPerMinute };
   express.useGlobalGuards(new AuthGuard(express.get(Reflector), authenticator, serverOnLoopback, undefined, rate));
   express.useGlobalFilters(new ProblemFilter(deps.logger));
+}
+
+function oidcSignInOf(settings: AuthSettings): OidcSignIn | null {
+  const { oidc, oidcClient } = settings;
+  if (!oidc || !oidcClient) return null;
+  return new OidcSignIn({ issuer: oidc.issuer, ...oidcClient, roleClaim: oidc.roleClaim, tenantClaim: oidc.tenantClaim, allowInsecureIssuer: oidcClient.allowInsecureIssuer });
 }
 
 const FORM_PATHS = new Set(['/auth/sign-in', '/auth/sign-out']);

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
-import { Access, SESSION_COOKIE, cookieOf, isLoopback, type EdgeRequest, type EdgeResponse, type Principal, type SessionStore, type TokenStore } from '@aoc/auth';
+import { Access, SESSION_COOKIE, cookieOf, headerOf, isLoopback, roleOf, type EdgeRequest, type EdgeResponse, type Principal, type SessionStore, type TokenStore } from '@aoc/auth';
+import type { OidcSignIn, PendingSignIn } from './oidc-sign-in';
 import { z } from 'zod';
 import { renderSignInPage } from './sign-in.page';
 
@@ -9,7 +10,12 @@ export interface EdgeServices {
   tokens: TokenStore;
   sessions: SessionStore;
   absoluteSessionMs: number;
+  /** Dashboard sign-in through the OIDC issuer, when configured with a client. */
+  oidc: OidcSignIn | null;
 }
+
+const PENDING_COOKIE = 'aoc_oidc';
+const PendingCookie = z.object({ state: z.string(), nonce: z.string(), verifier: z.string(), redirectUri: z.string().url() });
 
 const SignInBody = z.object({ token: z.string().min(1).max(200) });
 
@@ -25,7 +31,53 @@ export class SignInController {
   @Get('sign-in')
   @Access('public')
   page(@Query('signedOut') signedOut: string | undefined, @Res() response: EdgeResponse): void {
-    sendHtml(response, 200, renderSignInPage({ signedOut: signedOut === '1' }));
+    sendHtml(response, 200, renderSignInPage({ signedOut: signedOut === '1', oidc: this.edge.oidc !== null }));
+  }
+
+  /** Sends the browser to the issuer (authorization code + PKCE); state, nonce and verifier wait in a short cookie. */
+  @Get('oidc/start')
+  @Access('public')
+  async oidcStart(@Req() request: EdgeRequest, @Res() response: RedirectingResponse): Promise<void> {
+    if (!this.edge.oidc) return sendHtml(response, 404, renderSignInPage({ error: 'OIDC sign-in is not configured here.' }));
+    const { url, pending } = await this.edge.oidc.start(`${originOf(request)}/auth/oidc/callback`);
+    const value = Buffer.from(JSON.stringify(pending)).toString('base64url');
+    response.setHeader('set-cookie', `${PENDING_COOKIE}=${value}; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=600${secureFlag(request)}`);
+    response.redirect(303, url);
+  }
+
+  /** The issuer's redirect back: the code is redeemed, the ID token's role and tenant open a session. */
+  @Get('oidc/callback')
+  @Access('public')
+  async oidcCallback(@Req() request: EdgeRequest, @Res() response: RedirectingResponse): Promise<void> {
+    const pending = this.pending(request);
+    const clear = `${PENDING_COOKIE}=; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=0${secureFlag(request)}`;
+    if (!this.edge.oidc || !pending) return sendHtml(response, 400, renderSignInPage({ error: 'The sign-in expired or did not start here; try again.' }));
+    let claims: { subject: string; role: unknown; tenant: unknown };
+    try {
+      claims = await this.edge.oidc.finish(new URL(`${pending.redirectUri}${(request.originalUrl ?? request.url).replace(/^[^?]*/, '')}`), pending);
+    } catch {
+      response.setHeader('set-cookie', clear);
+      return sendHtml(response, 401, renderSignInPage({ error: 'The identity provider\'s answer was not accepted.' }));
+    }
+    const role = roleOf(claims.role);
+    if (!role || typeof claims.tenant !== 'string' || claims.tenant.length === 0) {
+      response.setHeader('set-cookie', clear);
+      return sendHtml(response, 403, renderSignInPage({ error: 'Your account has no Auto-oncall role or tenant; ask your administrator.' }));
+    }
+    const session = await this.edge.sessions.open({ subject: claims.subject, role, tenant: claims.tenant, credential: 'session' });
+    response.setHeader('set-cookie', [clear, sessionCookie(session.cookieValue, request, Math.floor(this.edge.absoluteSessionMs / 1000))]);
+    response.redirect(303, '/');
+  }
+
+  private pending(request: EdgeRequest): PendingSignIn | null {
+    const raw = cookieOf(request, PENDING_COOKIE, 1024);
+    if (!raw) return null;
+    try {
+      const parsed = PendingCookie.safeParse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
   }
 
   @Post('sign-in')
@@ -63,8 +115,17 @@ export class SignInController {
 
 /** HttpOnly, SameSite=Lax, and Secure unless both ends are loopback (plain http on a laptop). */
 export function sessionCookie(value: string, request: EdgeRequest, maxAgeSeconds: number): string {
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secureFlag(request)}`;
+}
+
+function secureFlag(request: EdgeRequest): string {
+  return isLoopback(request.socket.localAddress) && isLoopback(request.socket.remoteAddress) ? '' : '; Secure';
+}
+
+/** This server as the browser addressed it (the Host header was checked at the edge). */
+function originOf(request: EdgeRequest): string {
   const secure = !(isLoopback(request.socket.localAddress) && isLoopback(request.socket.remoteAddress));
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+  return `${secure ? 'https' : 'http'}://${headerOf(request, 'host') ?? '127.0.0.1'}`;
 }
 
 function sendHtml(response: EdgeResponse, status: number, body: string): void {

@@ -1,5 +1,5 @@
 /** The sign-in page: a token form, no script (the dashboard's CSP allows none). */
-export function renderSignInPage(options: { error?: string; signedOut?: boolean }): string {
+export function renderSignInPage(options: { error?: string; signedOut?: boolean; oidc?: boolean }): string {
   const note = options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>` : options.signedOut ? '<p>You are signed out.</p>' : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in · Auto-oncall</title>
@@ -10,6 +10,7 @@ export function renderSignInPage(options: { error?: string; signedOut?: boolean 
 <input id="token" name="token" type="password" autocomplete="off" required maxlength="200">
 <button type="submit">Sign in</button>
 </form>
+${options.oidc ? '<p><a id="oidc" href="/auth/oidc/start">Sign in with your identity provider</a></p>' : ''}
 <p>Create a token with <code>npm run aoc -- token create --role viewer --tenant &lt;tenant&gt;</code>.</p>
 </body></html>`;
 }
