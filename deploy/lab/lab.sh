@@ -40,15 +40,21 @@ ensure_user() {
 }
 
 # Size-limited filesystems for the storage faults: tmpfs with a size cap, owned by the lab user.
+# A mount made afresh is empty, so databases whose tablespaces or tables live there (a lab
+# brought down and up again) are discarded and created anew.
 ensure_mounts() {
-  local name size
+  local name size fresh=0
   for spec in pgtblspc:64m pgtemp:48m mytmp:48m mydata:48m; do
     name="${spec%%:*}"
     size="${spec##*:}"
     mkdir -p "$MNT/$name"
-    mountpoint -q "$MNT/$name" || mount -t tmpfs -o "size=$size,mode=0700" tmpfs "$MNT/$name"
+    if ! mountpoint -q "$MNT/$name"; then
+      mount -t tmpfs -o "size=$size,mode=0700" tmpfs "$MNT/$name"
+      fresh=1
+    fi
     chown "$LAB_USER:" "$MNT/$name"
   done
+  if [ "$fresh" = 1 ]; then rm -rf "$LAB_DIR/pg-a" "$LAB_DIR/pg-b" "$LAB_DIR/pg-b-tblspc" "$LAB_DIR/pg-b-temp" "$LAB_DIR/my"; fi
 }
 
 pg_conf() {
