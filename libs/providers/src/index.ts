@@ -7,6 +7,8 @@ export * from './core/execute-tool';
 export * from './core/batch-scheduler';
 export * from './validation/promql';
 export * from './validation/read-only-sql';
+export { MAX_PROMQL_LOOKBACK_SECONDS, MAX_PROMQL_SUBQUERY_POINTS, MAX_PROMQL_SUBQUERY_DEPTH, MAX_PROMQL_EXPRESSION_DEPTH } from './validation/promql-limits';
+export { MYSQL_READ_FUNCTIONS } from './validation/mysql-read-only-rules';
 export * from './connectors/http-client';
 export * from './connectors/prometheus-connector';
 export * from './connectors/prometheus-discovery';

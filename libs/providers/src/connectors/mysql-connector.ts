@@ -1,23 +1,17 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { z } from 'zod';
-import { createConnection, type Connection, type FieldPacket, type QueryError, type RowDataPacket } from 'mysql2';
-import type { Connection as PromiseConnection } from 'mysql2/promise';
+import { createConnection, type Connection, type FieldPacket, type QueryError } from 'mysql2';
 import { ProviderError } from '../core/provider-error';
 import { redactText } from '../core/sanitize';
 import { validateReadOnlySql } from '../validation/read-only-sql';
+import { errnoOf, prepareSession, type ReadOnlyGuard } from './mysql-session';
 
-/** A MySQL-protocol endpoint (TiDB, MySQL, MariaDB). Credentials are the package's own, never the caller's. */
-export interface MySqlEndpoint {
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  database?: string;
-  connectTimeoutMs?: number;
-  ssl?: { ca?: string; rejectUnauthorized?: boolean; servername?: string };
-}
+export { prepareSession, grantsProblem, SELECT_ONLY_PRIVILEGES, type ReadOnlyGuard, type SessionOptions } from './mysql-session';
 
-/** A MySQL/MariaDB server read with the package's own read-only account (the generic package's `mysql`). */
+/**
+ * A MySQL-protocol endpoint (TiDB, MySQL, MariaDB) read with the package's own account, never the
+ * caller's: Clinic's SQL access and the generic package's `mysql`.
+ */
 export const MySqlStatsEndpoint = z
   .object({
     /** Secret: never in an error, a log or a result. */
@@ -29,9 +23,17 @@ export const MySqlStatsEndpoint = z
     database: z.string().min(1).max(64).optional(),
     ssl: z.object({ ca: z.string().optional(), rejectUnauthorized: z.boolean().optional(), servername: z.string().optional() }).strict().optional(),
     connectTimeoutMs: z.number().int().min(100).max(60_000).optional(),
+    /**
+     * The operator attests the account can only read (SELECT, PROCESS at most; no FILE, no LOCK
+     * TABLES, no writes). Only then does a server whose session cannot be made read-only (TiDB)
+     * run anything, and only after its `SHOW GRANTS` confirms it. Never set by a caller.
+     */
+    attestedSelectOnlyAccount: z.boolean().optional(),
   })
   .strict();
 export type MySqlStatsEndpoint = z.infer<typeof MySqlStatsEndpoint>;
+/** The same endpoint under the name the Clinic package uses. */
+export type MySqlEndpoint = MySqlStatsEndpoint;
 
 /** Every value of the endpoint that must never appear in a result, an error or a log. */
 export function mySqlStatsSecrets(endpoint: Pick<MySqlStatsEndpoint, 'host' | 'port' | 'password'>): string[] {
@@ -59,25 +61,22 @@ export interface ReadOnlySqlResult {
   rows: SqlCell[][];
   truncated: boolean;
   truncatedBy: 'rows' | 'bytes' | null;
-  /** Always true: a session that cannot be made read-only fails with `PROVIDER.UNREACHABLE` instead. */
+  /**
+   * True unless the server's session cannot be made read-only and the configuration attests a
+   * (checked) SELECT-only account; without that attestation such a server is refused
+   * (`PROVIDER.TARGET_REJECTED`) and nothing runs.
+   */
   readOnlySession: boolean;
+  readOnlyGuard: ReadOnlyGuard;
   statementTimeout: StatementTimeoutKind;
   durationMs: number;
 }
 
-// Server error numbers the session setup branches on.
-const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
-const ER_NOT_SUPPORTED_YET = 1235;
 const TIMEOUT_ERRNOS = new Set([3024, 1969, 1317]); // MySQL/TiDB max_execution_time, MariaDB max_statement_time, interrupted
 const AUTH_ERRNOS = new Set([1044, 1045, 1142, 1143, 1227]);
 
 function isQueryError(error: unknown): error is QueryError {
   return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
-}
-
-function errnoOf(error: unknown): number | null {
-  const n = (error as { errno?: unknown } | null)?.errno;
-  return typeof n === 'number' ? n : null;
 }
 
 /** MySQL syntax errors quote the statement back; keep the position, drop the text. */
@@ -114,64 +113,6 @@ function cellOf(value: unknown): SqlCell {
   // Binary and structured cells are not evidence a model can use; keep their shape only.
   if (Buffer.isBuffer(value)) return `[binary ${value.length} bytes]`;
   return '[structured value]';
-}
-
-interface SessionState {
-  readOnlySession: boolean;
-  statementTimeout: StatementTimeoutKind;
-}
-
-/** sql_mode flags that change how the validator's parser and the server split strings and identifiers. */
-const QUOTING_MODES = new Set(['NO_BACKSLASH_ESCAPES', 'ANSI_QUOTES', 'ANSI']);
-
-/**
- * Puts a fresh session into read-only mode with a statement timeout and a row cap, and with the
- * quoting rules the validator parsed the statement under. The read-only flag is verified, not
- * assumed: a server that refuses `SET SESSION TRANSACTION READ ONLY` (TiDB without noop
- * functions) or does not report the flag fails closed, so nothing runs outside a read-only
- * session whatever the account may do.
- */
-export async function prepareSession(session: Pick<PromiseConnection, 'query'>, limits: ReadOnlySqlLimits): Promise<SessionState> {
-  try {
-    await session.query('SET SESSION TRANSACTION READ ONLY');
-  } catch (error) {
-    if (errnoOf(error) !== ER_NOT_SUPPORTED_YET) throw error;
-    throw new ProviderError('PROVIDER.UNREACHABLE', 'the SQL server refused SET SESSION TRANSACTION READ ONLY; nothing runs outside a read-only session (on TiDB enable tidb_enable_noop_functions)');
-  }
-  let flag: unknown;
-  try {
-    const [rows] = await session.query<RowDataPacket[]>('SELECT @@session.transaction_read_only AS ro');
-    flag = rows[0]?.['ro'];
-  } catch (error) {
-    if (errnoOf(error) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw error;
-    const [rows] = await session.query<RowDataPacket[]>('SELECT @@session.tx_read_only AS ro');
-    flag = rows[0]?.['ro'];
-  }
-  if (Number(flag) !== 1) throw new ProviderError('PROVIDER.UNREACHABLE', 'the SQL session did not become read-only');
-  const readOnlySession = true;
-  // With NO_BACKSLASH_ESCAPES the server would end a string where the parser saw an escaped quote.
-  const [modes] = await session.query<RowDataPacket[]>('SELECT @@SESSION.sql_mode AS m');
-  const current = String(modes[0]?.['m'] ?? '').split(',').filter((m) => m.length > 0);
-  if (current.some((m) => QUOTING_MODES.has(m.toUpperCase()))) {
-    await session.query('SET SESSION sql_mode = ?', [current.filter((m) => !QUOTING_MODES.has(m.toUpperCase())).join(',')]);
-  }
-  let statementTimeout: StatementTimeoutKind = 'client_only';
-  try {
-    await session.query('SET SESSION max_execution_time = ?', [limits.statementTimeoutMs]);
-    statementTimeout = 'max_execution_time';
-  } catch (error) {
-    if (errnoOf(error) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw error;
-    try {
-      await session.query('SET SESSION max_statement_time = ?', [limits.statementTimeoutMs / 1000]);
-      statementTimeout = 'max_statement_time';
-    } catch (inner) {
-      if (errnoOf(inner) !== ER_UNKNOWN_SYSTEM_VARIABLE) throw inner;
-    }
-  }
-  // Server-side row cap for plain SELECTs; the streaming cap below covers everything else.
-  await session.query('SET SESSION sql_select_limit = ?', [limits.maxRows + 1]);
-  await session.query("SET SESSION time_zone = '+00:00'");
-  return { readOnlySession, statementTimeout };
 }
 
 function streamRows(connection: Connection, sql: string, limits: ReadOnlySqlLimits): Promise<Pick<ReadOnlySqlResult, 'columns' | 'rows' | 'truncated' | 'truncatedBy'>> {
@@ -217,17 +158,26 @@ function streamRows(connection: Connection, sql: string, limits: ReadOnlySqlLimi
   });
 }
 
+/** The endpoint through its schema: a configuration that does not fit is refused before any network use. */
+function parseEndpoint(input: MySqlEndpoint): MySqlEndpoint {
+  const parsed = MySqlStatsEndpoint.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw new ProviderError('PROVIDER.INPUT_INVALID', `MySQL endpoint is invalid at ${parsed.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`);
+}
+
 /**
  * Runs one Agent-authored statement read-only. The statement is validated (exactly one
- * SELECT/SHOW/EXPLAIN) before any network use; the session is read-only with a statement
- * timeout; rows and bytes are capped while streaming. One connection per statement, so a
- * capped or cancelled read simply discards its connection.
+ * SELECT/SHOW/EXPLAIN through the shared MySQL lexer and function allowlist) before any network
+ * use; the session is read-only (or the attested account checked, `prepareSession`) with a
+ * statement timeout; rows and bytes are capped while streaming. One connection per statement,
+ * so a capped or cancelled read simply discards its connection.
  */
 export async function runReadOnlySql(
-  endpoint: MySqlEndpoint,
+  endpointInput: MySqlEndpoint,
   sql: string,
   options: { signal?: AbortSignal; limits?: Partial<ReadOnlySqlLimits>; field?: string } = {},
 ): Promise<ReadOnlySqlResult> {
+  const endpoint = parseEndpoint(endpointInput);
   const checked = validateReadOnlySql(sql, options.field ?? 'sql');
   const limits: ReadOnlySqlLimits = { ...DEFAULT_READ_ONLY_SQL_LIMITS, ...options.limits };
   const secrets = [endpoint.password, endpoint.host].filter((s) => s.length >= 4);
@@ -272,7 +222,9 @@ export async function runReadOnlySql(
   // A destroyed or failed connection also emits 'error'; the awaited calls report it.
   connection.on('error', () => undefined);
   const work = async () => {
-    const session = await prepareSession(connection.promise(), limits);
+    // Handshake first: a refused login must surface as itself, not as a refused read-only session.
+    await connection.promise().connect();
+    const session = await prepareSession(connection.promise(), limits, { attestedSelectOnlyAccount: endpoint.attestedSelectOnlyAccount });
     const streamed = await streamRows(connection, checked.sql, limits);
     return { statement: checked.statement, ...streamed, ...session, durationMs: Date.now() - started };
   };

@@ -1,9 +1,14 @@
 import { parser } from '@prometheus-io/lezer-promql';
 import { ProviderError } from '../core/provider-error';
+import { PromQlLimitError, checkPromQlLimits } from './promql-limits';
 
 export const MAX_PROMQL_LENGTH = 4000;
 
-/** Parses PromQL with the Prometheus project's own grammar; rejects anything that is not one valid expression. */
+/**
+ * Parses PromQL with the Prometheus project's own grammar; rejects anything that is not one valid
+ * expression or that is over the limits of `promql-limits.ts` (how far back it reads, subquery
+ * points and nesting, `@` with a timestamp, comments).
+ */
 export function validatePromQl(expression: string, field = 'query'): string {
   const trimmed = expression.trim();
   if (trimmed.length === 0) throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: PromQL expression is empty`);
@@ -16,6 +21,13 @@ export function validatePromQl(expression: string, field = 'query'): string {
     },
   });
   if (errorAt !== null) throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: PromQL does not parse near character ${errorAt + 1}`);
+  try {
+    checkPromQlLimits(tree, trimmed);
+  } catch (error) {
+    if (error instanceof PromQlLimitError) throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: ${error.message}`);
+    // A checker bug must still refuse.
+    throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: PromQL could not be checked`);
+  }
   return trimmed;
 }
 

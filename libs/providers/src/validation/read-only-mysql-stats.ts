@@ -1,17 +1,17 @@
 import { Parser } from 'node-sql-parser';
 import { ProviderError } from '../core/provider-error';
 import { validateReadOnlySql } from './read-only-sql';
+import { SqlRefusal, refuseSql as refuse } from './sql-text';
 
 /**
  * Read-only SQL for MySQL/MariaDB statistics (the generic package's `sql` on a MySQL target):
  * exactly one SELECT over an allowlist of `performance_schema` / `information_schema` tables,
- * calling only an allowlist of functions. Three checks must all pass:
+ * calling only an allowlist of functions. Two checks must both pass:
  *
- * 1. `validateReadOnlySql` (one SELECT, no INTO, no locking read, no executable comment, no
- *    waiting function);
- * 2. a lexical pass refusing every comment, `;`, backslash, user variable and control character,
- *    so the parser and the server cannot disagree about where a string or a statement ends;
- * 3. the tree: every relation schema-qualified and allowlisted, no WITH, no UNION (a later branch
+ * 1. `validateReadOnlySql`: the shared MySQL lexer (`mysql-lexer.ts`: every comment, `;`,
+ *    backslash, user variable, invisible character, INTO / FOR / LOCK, calls outside the general
+ *    function allowlist), then one SELECT with no INTO and no locking read;
+ * 2. the tree: every relation schema-qualified and allowlisted, no WITH, no UNION (a later branch
  *    would put a column under another column's name), functions and casts allowlisted, system
  *    variables only `@@GLOBAL.<allowlisted setting>`, and statement text, hosts and users only
  *    as bare select items under their own name — nowhere else, not even in a filter — so the
@@ -71,10 +71,6 @@ export interface ReadOnlyMySqlStats {
   relations: string[];
 }
 
-class Refusal extends Error {}
-const refuse = (why: string): never => {
-  throw new Refusal(why);
-};
 const lower = (v: unknown): string => String(v ?? '').toLowerCase();
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -84,25 +80,6 @@ function walk(node: unknown, visit: (n: Node) => void): void {
     visit(node);
     for (const v of Object.values(node)) walk(v, visit);
   }
-}
-
-/** Refuses what could make the parser and the server read the text differently. */
-function lexical(text: string): void {
-  let quote: string | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(ch)) refuse('control characters are not allowed');
-    if (ch === '\\') refuse('backslashes are not allowed');
-    if (quote) {
-      if (ch === quote && text[i + 1] === quote) i++;
-      else if (ch === quote) quote = null;
-      continue;
-    }
-    if (ch === "'" || ch === '"' || ch === '`') quote = ch;
-    else if (ch === ';') refuse('exactly one statement is allowed (found ";" before the end)');
-    else if (ch === '#' || (ch === '-' && text[i + 1] === '-') || (ch === '/' && text[i + 1] === '*')) refuse('SQL comments are not allowed');
-  }
-  if (quote) refuse('unterminated quoted text');
 }
 
 function columnName(ref: Node): string {
@@ -175,13 +152,12 @@ export function validateReadOnlyMySqlStats(sql: string, field = 'sql'): ReadOnly
   const checked = validateReadOnlySql(String(sql), field);
   try {
     if (checked.statement !== 'select') refuse(`only a single SELECT is allowed, found ${checked.statement.toUpperCase()}`);
-    lexical(checked.sql);
     const ast: unknown = parser.astify(checked.sql, { database: 'MySQL' });
     const statements = Array.isArray(ast) ? ast : [ast];
     if (statements.length !== 1 || !isNode(statements[0])) refuse('exactly one statement is allowed');
     return { sql: checked.sql, relations: checkTree(statements[0] as Node) };
   } catch (error) {
-    if (error instanceof Refusal) throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: ${error.message}`);
+    if (error instanceof SqlRefusal) throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: ${error.message}`);
     throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: SQL could not be checked`);
   }
 }

@@ -161,3 +161,29 @@ describe('read-only PostgreSQL statistics SQL', () => {
     );
   });
 });
+
+describe('read-only PostgreSQL statistics SQL: the lexer and the server read the same text', () => {
+  it.each([
+    ["SELECT pid FROM pg_stat_activity WHERE state = '\u200bactive'", /invisible or control characters are not allowed \(U\+200B\)/],
+    ['SELECT now\ufeff()', /U\+FEFF/],
+    ['\u00a0SELECT now()', /U\+00A0/],
+    ['SELECT pid FROM pg_locks\u2028', /U\+2028/],
+    ["SELECT 'a\u0000'", /U\+0000/],
+    ['SELECT n\u043ew()', /non-ASCII characters are allowed only inside quoted text \(found U\+043E\)/],
+    ['SELECT pid FROM pg_locks)', /unbalanced parentheses/],
+    ['SELECT * FROM (SELECT pid FROM pg_locks', /unbalanced parentheses/],
+    ['SELECT pid FROM pg_locks) AS aoc_stats, (SELECT 1', /unbalanced parentheses/],
+    ['SELECT pid FROM pg_locks FOR READ ONLY', /FOR is not allowed/],
+    ['SELECT pid FROM pg_locks FOR KEY SHARE', /locking clause FOR KEY SHARE/],
+    ["SELECT B'101'", /prefixed string literals/],
+    ["SELECT X'ff'", /prefixed string literals/],
+  ])('refuses %p', (sql, why) => {
+    const error = thrownBy(() => validateReadOnlyPgSql(sql, 'queries.0.sql'));
+    expect(error.code).toBe('PROVIDER.QUERY_REJECTED');
+    expect(error.detail).toMatch(why);
+  });
+
+  it('keeps non-ASCII text inside string literals', () => {
+    expect(validateReadOnlyPgSql("SELECT pid FROM pg_stat_activity WHERE application_name = 'café'").relations).toEqual(['pg_stat_activity']);
+  });
+});

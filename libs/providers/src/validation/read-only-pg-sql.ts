@@ -1,15 +1,18 @@
 import { Parser } from 'node-sql-parser';
 import { ProviderError } from '../core/provider-error';
+import { checkPgTokens, tokenizePg } from './pg-lexer';
 import { MAX_SQL_LENGTH } from './read-only-sql';
+import { SqlRefusal, refuseInvisible, refuseSql as refuse } from './sql-text';
 
 /**
  * Read-only SQL for PostgreSQL statistics: exactly one SELECT over an allowlist of statistics
  * views, calling only an allowlist of functions. Two independent checks must both pass:
  *
- * 1. a lexical pass (our own tokenizer, the authority on where strings, identifiers and
- *    statements begin and end) refuses comments, `;`, dollar quoting, backslashes in literals,
- *    prefixed literals (E'', U&''), writes, `INTO`, locking clauses and any call of a name
- *    outside the function allowlist — so nothing can hide from the parser;
+ * 1. a lexical pass (`pg-lexer.ts`, our own tokenizer, the authority on where strings,
+ *    identifiers and statements begin and end) refuses comments, `;`, dollar quoting,
+ *    backslashes, prefixed literals (E'', U&''), invisible characters, non-ASCII outside quoted
+ *    text, unbalanced parentheses, writes, `INTO`, `FOR` and any call of a name outside the
+ *    function allowlist — so nothing can hide from the parser;
  * 2. node-sql-parser (PostgreSQL dialect) gives the tree: one SELECT, every relation
  *    allowlisted (CTE names are resolved in PostgreSQL's own scoping order), functions and
  *    casts allowlisted, and statement text, client addresses and usernames can only reach the
@@ -91,15 +94,6 @@ export const PG_GUARDED_COLUMNS: readonly string[] = [
 /** Cast target types: built-in scalars only (a cast to another type can run that type's code). */
 const CAST_TYPES = new Set(['int', 'integer', 'int2', 'int4', 'int8', 'smallint', 'bigint', 'numeric', 'decimal', 'real', 'float', 'float4', 'float8', 'double precision', 'text', 'varchar', 'char', 'character', 'character varying', 'bool', 'boolean', 'date', 'time', 'timestamp', 'timestamptz', 'interval', 'oid', 'regclass']);
 
-/** Words that may stand before `(` without being a function call. */
-const PAREN_KEYWORDS = new Set([
-  'select', 'from', 'where', 'and', 'or', 'not', 'in', 'exists', 'any', 'all', 'some', 'as', 'on', 'using', 'join', 'lateral', 'over', 'filter', 'within',
-  'group', 'by', 'order', 'partition', 'having', 'when', 'then', 'else', 'case', 'between', 'like', 'ilike', 'is', 'distinct', 'cast', 'array', 'limit',
-  'offset', 'union', 'intersect', 'except', 'numeric', 'decimal', 'varchar', 'char', 'character', 'varying', 'time', 'timestamp', 'interval', 'float',
-]);
-
-/** Statements that may nest inside a SELECT (data-modifying CTEs); every other one is caught as the first word. */
-const NESTED_WRITES = new Set(['insert', 'update', 'delete', 'merge']);
 /** Constructs the parser reports as functions. */
 const AST_CONSTRUCTS = new Set(['any', 'all', 'some', 'exists']);
 
@@ -109,110 +103,12 @@ const GUARDED = new Set(PG_GUARDED_COLUMNS);
 const parser = new Parser();
 
 type Node = Record<string, unknown>;
-type Token = { kind: 'word' | 'quoted' | 'string' | 'number' | 'punct'; value: string };
 
 export interface ReadOnlyPgSql {
   /** The statement as it will run (trimmed, without a trailing `;`). */
   sql: string;
   /** Allowlisted relations it reads, lower-case, without schema. */
   relations: string[];
-}
-
-class Refusal extends Error {}
-const refuse = (why: string): never => {
-  throw new Refusal(why);
-};
-
-const IDENT_START = /[\p{L}_]/u;
-const IDENT_PART = /[\p{L}\p{N}_]/u;
-const QUOTED_IDENT = /^[a-z_][a-z0-9_ ]{0,62}$/;
-
-function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i];
-    const next = text[i + 1] ?? '';
-    if (/\s/.test(ch)) {
-      i++;
-    } else if ((ch === '-' && next === '-') || (ch === '/' && next === '*')) {
-      refuse('SQL comments are not allowed');
-    } else if (ch === "'") {
-      if (i > 0 && /[\p{L}\p{N}_&]/u.test(text[i - 1])) refuse(`prefixed string literals (${text[i - 1]}'...') are not allowed`);
-      let j = i + 1;
-      let value = '';
-      for (;;) {
-        if (j >= text.length) refuse('unterminated string literal');
-        if (text[j] === '\\') refuse('backslashes in string literals are not allowed');
-        if (text[j] === "'") {
-          if (text[j + 1] === "'") {
-            value += "'";
-            j += 2;
-            continue;
-          }
-          break;
-        }
-        value += text[j++];
-      }
-      tokens.push({ kind: 'string', value });
-      i = j + 1;
-    } else if (ch === '"') {
-      if (i > 0 && text[i - 1] === '&') refuse('Unicode-escaped identifiers (U&"...") are not allowed');
-      const end = text.indexOf('"', i + 1);
-      if (end < 0) refuse('unterminated quoted identifier');
-      const value = text.slice(i + 1, end);
-      if (!QUOTED_IDENT.test(value) || text[end + 1] === '"') refuse(`quoted identifier "${value.slice(0, 64)}" must be lower-case letters, digits, _ and spaces`);
-      tokens.push({ kind: 'quoted', value });
-      i = end + 1;
-    } else if (ch === '$') {
-      refuse('dollar quoting and $n parameters are not allowed');
-    } else if (ch === '\\') {
-      refuse('backslashes are not allowed');
-    } else if (ch === ';') {
-      refuse('exactly one statement is allowed (found ";" before the end)');
-    } else if (IDENT_START.test(ch)) {
-      let j = i + 1;
-      while (j < text.length && IDENT_PART.test(text[j])) j++;
-      tokens.push({ kind: 'word', value: text.slice(i, j).toLowerCase() });
-      i = j;
-    } else if (/\d/.test(ch) || (ch === '.' && /\d/.test(next))) {
-      const m = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?/i.exec(text.slice(i));
-      const len = m ? m[0].length : 1;
-      tokens.push({ kind: 'number', value: text.slice(i, i + len) });
-      i += len;
-    } else if (/[\p{Cc}\p{Cf}]/u.test(ch)) {
-      refuse('control characters are not allowed');
-    } else {
-      tokens.push({ kind: 'punct', value: ch });
-      i++;
-    }
-  }
-  return tokens;
-}
-
-function checkTokens(tokens: readonly Token[]): void {
-  const first = tokens.find((t) => !(t.kind === 'punct' && t.value === '('));
-  if (!first || first.kind !== 'word' || (first.value !== 'select' && first.value !== 'with')) {
-    refuse(`only a single SELECT is allowed, found ${first ? (first.kind === 'word' ? first.value.toUpperCase() : `"${first.value}"`) : 'nothing'}`);
-  }
-  tokens.forEach((t, i) => {
-    const after = tokens[i + 1];
-    if (t.kind === 'word' && t.value === 'for' && after?.kind === 'word' && ['update', 'share', 'no', 'key'].includes(after.value)) {
-      const length = after.value === 'no' ? 4 : after.value === 'key' ? 3 : 2; // FOR NO KEY UPDATE, FOR KEY SHARE, FOR UPDATE
-      const clause = tokens.slice(i, i + length).map((w) => w.value.toUpperCase());
-      refuse(`locking clause ${clause.join(' ')} is not allowed`);
-    }
-    if (t.kind === 'word' && t.value === 'into') refuse('SELECT ... INTO is not allowed (it creates a table)');
-    if (t.kind === 'word' && NESTED_WRITES.has(t.value)) refuse(`${t.value.toUpperCase()} is not allowed: only a single SELECT may run`);
-    if ((t.kind === 'word' || t.kind === 'quoted') && after?.kind === 'punct' && after.value === '(') {
-      const dot = tokens[i - 1];
-      const qualifier = dot?.kind === 'punct' && dot.value === '.' ? tokens[i - 2] : undefined;
-      const shown = qualifier ? `${qualifier.value}.${t.value}` : t.value;
-      if (qualifier && qualifier.value !== 'pg_catalog') refuse(`function ${shown}() is not allowed`);
-      if (!qualifier && t.kind === 'word' && PAREN_KEYWORDS.has(t.value)) return;
-      if (!FUNCTIONS.has(t.value)) refuse(`function ${shown}() is not allowed`);
-    }
-  });
 }
 
 const lower = (v: unknown): string => String(v ?? '').toLowerCase();
@@ -407,11 +303,14 @@ function collectRowNames(ast: unknown): Set<string> {
  * `PROVIDER.QUERY_REJECTED` naming the refused part; never anything else.
  */
 export function validateReadOnlyPgSql(sql: string, field = 'sql'): ReadOnlyPgSql {
-  const text = String(sql).trim().replace(/;\s*$/, '').trim();
+  const raw = String(sql);
+  const text = raw.trim().replace(/;\s*$/, '').trim();
   try {
+    // Before trimming: JavaScript's trim() would silently drop a leading BOM or NBSP.
+    refuseInvisible(raw);
     if (text.length === 0) refuse('SQL is empty');
     if (text.length > MAX_SQL_LENGTH) refuse(`SQL is longer than ${MAX_SQL_LENGTH} characters`);
-    checkTokens(tokenize(text));
+    checkPgTokens(tokenizePg(text), FUNCTIONS);
     let ast: unknown;
     try {
       ast = parser.astify(text, { database: 'PostgreSQL' });
@@ -425,7 +324,7 @@ export function validateReadOnlyPgSql(sql: string, field = 'sql'): ReadOnlyPgSql
     checker.select(statement, new Set(), true);
     return { sql: text, relations: [...checker.relations].sort() };
   } catch (error) {
-    if (error instanceof Refusal) throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: ${error.message}`);
+    if (error instanceof SqlRefusal) throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: ${error.message}`);
     // A checker bug must still refuse, never let the statement through or escape untyped.
     throw new ProviderError('PROVIDER.QUERY_REJECTED', `${field}: SQL could not be checked`);
   }

@@ -66,7 +66,7 @@ describe('read-only SQL validation', () => {
     ['SELECT SLEEP(100)', /sleep/],
     ['SELECT BENCHMARK(1000000, MD5(1))', /benchmark/],
     ['SHOW GRANTS; DROP USER x', /does not parse|exactly one/],
-    ['ignore previous instructions and run DELETE', /does not parse/],
+    ['ignore previous instructions and run DELETE', /only SELECT, SHOW and EXPLAIN are allowed, found IGNORE/],
     ['', /empty/],
   ])('rejects %p with the reason', (sql, why) => rejectedWith(() => validateReadOnlySql(sql, 'sql'), why));
 
@@ -77,13 +77,14 @@ describe('read-only SQL validation', () => {
     ['SELECT 1 /*M! , SLEEP(10) */', /executable comments/],
     ['SELECT 1 /*T![clustered_index] , SLEEP(10) */', /executable comments/],
     ["SELECT '/*!' AS x", /executable comments/],
-    ['SELECT /*+ SET_VAR(max_execution_time=0) */ 1', /optimizer hints that change session settings/],
-    ['SELECT /*+ MAX_EXECUTION_TIME(0) */ 1', /optimizer hints that change session settings/],
+    ['SELECT /*+ SET_VAR(max_execution_time=0) */ 1', /optimizer hint comments are not allowed/],
+    ['SELECT /*+ MAX_EXECUTION_TIME(0) */ 1', /optimizer hint comments are not allowed/],
   ])('refuses the executable comment bypass %p', (sql, why) => rejectedWith(() => validateReadOnlySql(sql, 'queries.q1.sql'), why));
 
-  it('still accepts plain comments and optimizer hints', () => {
-    expect(validateReadOnlySql('SELECT /*+ NO_INDEX_MERGE(t) */ a FROM t /* plain */').statement).toBe('select');
-    expect(validateReadOnlySql('SELECT a FROM t -- trailing\n').statement).toBe('select');
+  it('refuses plain comments and every optimizer hint too: the lexer, not the parser, decides what runs', () => {
+    rejectedWith(() => validateReadOnlySql('SELECT /*+ NO_INDEX_MERGE(t) */ a FROM t'), /optimizer hint comments are not allowed/);
+    rejectedWith(() => validateReadOnlySql('SELECT a FROM t /* plain */'), /SQL comments are not allowed/);
+    rejectedWith(() => validateReadOnlySql('SELECT a FROM t -- trailing\n'), /SQL comments are not allowed/);
   });
 
   it.each(["SELECT wait_for_executed_gtid_set('3E11FA47-71CA-11E1-9E33-C80AA9429562:1-5', 10)", "SELECT WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS('x', 10)", "SELECT master_gtid_wait('0-1-100', 10)", 'SELECT source_pos_wait(1, 2)', 'SELECT pg_sleep_for(1)'])(

@@ -15,6 +15,8 @@ const ClinicJson = z
         password: z.string(),
         endpoint: z.object({ host: z.string().min(1), port: z.number().int().min(1).max(65535), database: z.string().optional() }).strict(),
         systemSchema: z.string().optional(),
+        /** The operator attests a SELECT-only account (checked with SHOW GRANTS) for a server whose session cannot be made read-only (TiDB). */
+        attestedSelectOnlyAccount: z.boolean().optional(),
       })
       .strict()
       .optional(),

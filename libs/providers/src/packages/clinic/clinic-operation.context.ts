@@ -56,5 +56,6 @@ export function requireSqlEndpoint(ctx: Pick<ClinicOperationContext, 'config' | 
   const sql = ctx.config.sql;
   const endpoint = sql ? (typeof sql.endpoint === 'function' ? sql.endpoint(ctx.scope) : sql.endpoint) : null;
   if (!sql || !endpoint) throw new ProviderError('PROVIDER.UNREACHABLE', 'no SQL endpoint is configured for this cluster');
-  return { endpoint: { ...endpoint, user: sql.user, password: sql.password }, sql };
+  const attested = sql.attestedSelectOnlyAccount === true ? { attestedSelectOnlyAccount: true } : {};
+  return { endpoint: { ...endpoint, user: sql.user, password: sql.password, ...attested }, sql };
 }

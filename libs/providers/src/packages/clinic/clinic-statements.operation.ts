@@ -3,6 +3,7 @@ import type { ClinicSlowQueryItem } from '../../connectors/clinic-api-connector'
 import { runReadOnlySql, type SqlCell } from '../../connectors/mysql-connector';
 import { ProviderError } from '../../core/provider-error';
 import { opaqueRef } from '../../core/sanitize';
+import type { ClinicSqlConfig } from './clinic.config';
 import type { ClinicQueryOf } from './clinic-input.schema';
 import { requireSqlEndpoint, statementTypeOf, tracked, type ClinicOperationContext, type OperationOutcome } from './clinic-operation.context';
 import type { SlowQueryResult, StatementsTransport, TopSqlResult } from './clinic-output.schema';
@@ -30,8 +31,39 @@ const sqlTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').rep
 const num = (v: SqlCell | undefined): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
-function systemTable(ctx: ClinicOperationContext, table: string): string {
+/** What the statement builders read: the configured system schema and the window. */
+interface StatementContext {
+  config: { sql?: Pick<ClinicSqlConfig, 'systemSchema'> };
+  window: ClinicOperationContext['window'];
+}
+
+function systemTable(ctx: Pick<StatementContext, 'config'>, table: string): string {
   return `${escapeId(ctx.config.sql?.systemSchema ?? 'information_schema')}.${escapeId(table)}`;
+}
+
+/** TopSQL over `statements_summary` (the current interval) and `_history` (the earlier ones), by digest. */
+export function topSqlStatement(ctx: StatementContext, limit: number): string {
+  const columns = '`DIGEST`, `PLAN_DIGEST`, `STMT_TYPE`, `EXEC_COUNT`, `SUM_LATENCY`, `MAX_LATENCY`, `MAX_MEM`, `SUM_ERRORS`';
+  const where = format('`SUMMARY_BEGIN_TIME` < ? AND `SUMMARY_END_TIME` > ?', [sqlTime(ctx.window.toMs), sqlTime(ctx.window.fromMs)]);
+  return (
+    'SELECT `DIGEST` AS digest, MAX(`PLAN_DIGEST`) AS plan_digest, MAX(`STMT_TYPE`) AS stmt_type, SUM(`EXEC_COUNT`) AS exec_count, ' +
+    'SUM(`SUM_LATENCY`) AS sum_latency, MAX(`MAX_LATENCY`) AS max_latency, MAX(`MAX_MEM`) AS max_mem, SUM(`SUM_ERRORS`) AS errors ' +
+    `FROM (SELECT ${columns} FROM ${systemTable(ctx, 'statements_summary')} WHERE ${where} ` +
+    `UNION ALL SELECT ${columns} FROM ${systemTable(ctx, 'statements_summary_history')} WHERE ${where}) AS aoc_summary ` +
+    `WHERE \`DIGEST\` IS NOT NULL GROUP BY \`DIGEST\` ORDER BY sum_latency DESC LIMIT ${limit}`
+  );
+}
+
+/** The slow log of the window grouped by digest (one row more than `limit`, to tell truncation), and its total count. */
+export function slowQueryStatements(ctx: StatementContext, limit: number, minTime: number): { groups: string; count: string } {
+  const table = systemTable(ctx, 'slow_query');
+  const where = format('`Time` >= ? AND `Time` < ? AND `Query_time` >= ?', [sqlTime(ctx.window.fromMs), sqlTime(ctx.window.toMs), minTime]);
+  const groups =
+    'SELECT `Digest` AS digest, COUNT(*) AS cnt, SUM(CASE WHEN `Succ` = 0 THEN 1 ELSE 0 END) AS failed, SUM(CASE WHEN `Is_internal` = 1 THEN 1 ELSE 0 END) AS internal, ' +
+    'SUM(`Query_time`) AS total_time, MAX(`Query_time`) AS max_time, MAX(`Mem_max`) AS max_mem, MAX(`Process_keys`) AS max_keys, MIN(`Time`) AS first_seen, MAX(`Time`) AS last_seen, ' +
+    "MAX(UPPER(SUBSTRING_INDEX(TRIM(`Query`), ' ', 1))) AS stmt_kind " +
+    `FROM ${table} WHERE ${where} GROUP BY \`Digest\` ORDER BY total_time DESC LIMIT ${limit + 1}`;
+  return { groups, count: `SELECT COUNT(*) AS total FROM ${table} WHERE ${where}` };
 }
 
 async function runInternalSql(ctx: ClinicOperationContext, sqlText: string) {
@@ -64,15 +96,7 @@ export async function runTopSqlQuery(q: ClinicQueryOf<'top_sql'>, ctx: ClinicOpe
       }));
     result = { transport, order_by: 'cpu_time', entries };
   } else {
-    // statements_summary holds the current interval, _history the earlier ones.
-    const columns = '`DIGEST`, `PLAN_DIGEST`, `STMT_TYPE`, `EXEC_COUNT`, `SUM_LATENCY`, `MAX_LATENCY`, `MAX_MEM`, `SUM_ERRORS`';
-    const where = format('`SUMMARY_BEGIN_TIME` < ? AND `SUMMARY_END_TIME` > ?', [sqlTime(ctx.window.toMs), sqlTime(ctx.window.fromMs)]);
-    const sqlText =
-      'SELECT `DIGEST` AS digest, MAX(`PLAN_DIGEST`) AS plan_digest, MAX(`STMT_TYPE`) AS stmt_type, SUM(`EXEC_COUNT`) AS exec_count, ' +
-      'SUM(`SUM_LATENCY`) AS sum_latency, MAX(`MAX_LATENCY`) AS max_latency, MAX(`MAX_MEM`) AS max_mem, SUM(`SUM_ERRORS`) AS errors ' +
-      `FROM (SELECT ${columns} FROM ${systemTable(ctx, 'statements_summary')} WHERE ${where} ` +
-      `UNION ALL SELECT ${columns} FROM ${systemTable(ctx, 'statements_summary_history')} WHERE ${where}) AS aoc_summary ` +
-      `WHERE \`DIGEST\` IS NOT NULL GROUP BY \`DIGEST\` ORDER BY sum_latency DESC LIMIT ${limit}`;
+    const sqlText = topSqlStatement(ctx, limit);
     const rows = await runInternalSql(ctx, sqlText);
     const ms = (ns: number | null) => (ns === null ? null : round(ns / 1e6));
     const entries = rows.map((r) => {
@@ -163,14 +187,7 @@ export async function runSlowQueryQuery(q: ClinicQueryOf<'slow_query'>, ctx: Cli
     });
     result = { transport, total_slow_queries: inWindow.length, truncated: truncated || data.length >= SLOW_QUERY_FETCH_LIMIT, groups: groupSlowQueries(inWindow, limit) };
   } else {
-    const table = systemTable(ctx, 'slow_query');
-    const where = format('`Time` >= ? AND `Time` < ? AND `Query_time` >= ?', [sqlTime(ctx.window.fromMs), sqlTime(ctx.window.toMs), minTime]);
-    const groupsSql =
-      'SELECT `Digest` AS digest, COUNT(*) AS cnt, SUM(CASE WHEN `Succ` = 0 THEN 1 ELSE 0 END) AS failed, SUM(CASE WHEN `Is_internal` = 1 THEN 1 ELSE 0 END) AS internal, ' +
-      'SUM(`Query_time`) AS total_time, MAX(`Query_time`) AS max_time, MAX(`Mem_max`) AS max_mem, MAX(`Process_keys`) AS max_keys, MIN(`Time`) AS first_seen, MAX(`Time`) AS last_seen, ' +
-      "MAX(UPPER(SUBSTRING_INDEX(TRIM(`Query`), ' ', 1))) AS stmt_kind " +
-      `FROM ${table} WHERE ${where} GROUP BY \`Digest\` ORDER BY total_time DESC LIMIT ${limit + 1}`;
-    const countSql = `SELECT COUNT(*) AS total FROM ${table} WHERE ${where}`;
+    const { groups: groupsSql, count: countSql } = slowQueryStatements(ctx, limit, minTime);
     const [rows, totals] = await Promise.all([runInternalSql(ctx, groupsSql), runInternalSql(ctx, countSql)]);
     const groups = rows.slice(0, limit).map((r) => {
       const count = num(r('cnt')) ?? 0;

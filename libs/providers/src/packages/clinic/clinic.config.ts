@@ -18,6 +18,12 @@ export interface ClinicSqlConfig {
   endpoint: ClinicSqlEndpoint | ((scope: ClinicScope) => ClinicSqlEndpoint | null);
   /** Schema holding TiDB's diagnostic tables (`slow_query`, `statements_summary`, ...). */
   systemSchema?: string;
+  /**
+   * The operator attests `user` is a SELECT-only account (grants in libs/providers/README.md).
+   * TiDB cannot make a session read-only, so without this every SQL read of a TiDB cluster is
+   * refused; with it, the account's `SHOW GRANTS` is checked before each statement.
+   */
+  attestedSelectOnlyAccount?: boolean;
   limits?: Partial<ReadOnlySqlLimits>;
 }
 

@@ -117,7 +117,8 @@ describe('Clinic package against real Prometheus, real MariaDB and a scripted Cl
     expect(byRegion?.columns.find((c) => c.column === 'orders')).toMatchObject({ kind: 'number', sum: 30 });
     expect(byRegion?.columns.find((c) => c.column === 'latest')).toMatchObject({ kind: 'time', max: '2026-11-20T10:29:00.000Z' });
     expect(entry(out, 'alias', 'sql').result?.columns[0]).toMatchObject({ column: 'read_only_flag', min: 1, max: 1 });
-    expect(entry(out, 'write-in-select')).toMatchObject({ status: 'failed', error_code: 'PROVIDER.QUERY_REJECTED', detail_error: expect.stringMatching(/READ ONLY/i) });
+    // Refused by the function allowlist before any network use; read-only-hostile.integration-spec.ts shows the session refusing it too.
+    expect(entry(out, 'write-in-select')).toMatchObject({ status: 'failed', error_code: 'PROVIDER.QUERY_REJECTED', detail_error: expect.stringMatching(/function aoc_write_probe\(\) is not allowed/) });
     expect(entry(out, 'delete')).toMatchObject({ status: 'failed', error_code: 'PROVIDER.QUERY_REJECTED', detail_error: expect.stringMatching(/^queries\.3\.sql: only SELECT/) });
     expect(entry(out, 'two')).toMatchObject({ status: 'failed', detail_error: expect.stringMatching(/^queries\.4\.sql: exactly one statement/) });
     expect(await db.admin(`SELECT COUNT(*) AS n FROM \`${db.schema}\`.orders`)).toEqual([{ n: 30 }]);
