@@ -19,6 +19,8 @@ export interface MetricClassification {
   primary: boolean;
   /** The operations counter this counter's rate is divided by (ontology `per`), else null. */
   per: string | null;
+  /** Read as the busy share of a state-split time counter (ontology `busyShare`); its unit is then percent. */
+  busyShare: { label: string; idle: string } | null;
   /** The pattern that matched, or null when none did. A pattern may deliberately say `unknown` (settings, exporter internals). */
   patternId: string | null;
   aggregation: MetricAggregation;
@@ -141,13 +143,14 @@ function classifyUncached(given: string, labels: Readonly<Record<string, string>
     name: given,
     family: family.id,
     kind,
-    unit: aggregation === 'rate' ? accumulatedUnit(rawUnit) : rawUnit,
+    unit: pattern?.busyShare ? 'percent' : aggregation === 'rate' ? accumulatedUnit(rawUnit) : rawUnit,
     scale: countsOnly ? 1 : (pattern?.scale ?? 1),
     badDirection: pattern?.badDirection ?? family.badDirection,
     source: sourceOf(name, pattern),
     patternId: pattern?.id ?? null,
     primary: pattern?.primary === true,
     per: pattern?.per ?? null,
+    busyShare: pattern?.busyShare ?? null,
     aggregation,
     statistic,
     baseName: component ? name.slice(0, -(component.length + 1)) : matchName,

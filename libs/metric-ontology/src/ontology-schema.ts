@@ -115,6 +115,14 @@ const patternSchema = z
     labels: z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a label key'), z.string().min(1).max(200)).optional(),
     /** A counter of operations the rate is divided by: time spent per operation (disk seconds per read), not time per second. */
     per: z.string().regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'a metric name').optional(),
+    /**
+     * A time counter split by a state label (node_exporter's CPU seconds by `mode`): read as the
+     * percentage of all time spent outside the idle states, so a level can be set against 100 %.
+     */
+    busyShare: z
+      .object({ label: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a label key'), idle: regexSource })
+      .strict()
+      .optional(),
   })
   .strict();
 

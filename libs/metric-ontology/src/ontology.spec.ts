@@ -8,7 +8,7 @@ const copy = (): { [key: string]: unknown; patterns: Record<string, unknown>[]; 
 
 describe('ontology data', () => {
   it('parses and is versioned', () => {
-    expect(ONTOLOGY_VERSION).toBe('ontology-v2');
+    expect(ONTOLOGY_VERSION).toBe('ontology-v3');
     expect(() => parseOntology(ontologyJson)).not.toThrow();
   });
 

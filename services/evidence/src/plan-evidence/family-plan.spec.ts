@@ -68,11 +68,22 @@ describe('family planning over a discovered catalogue', () => {
     }
   });
 
-  it('rates counters, takes quantiles of histogram buckets and keeps busy CPU only for per-mode counters', () => {
+  it('rates counters, takes quantiles of histogram buckets and reads per-mode CPU seconds as the busy percentage', () => {
     const [counter, bucket, cpu] = catalogOf(['pg_stat_database_xact_commit_total', 'tidb_server_handle_query_duration_seconds_bucket', 'node_cpu_seconds_total'], ['cluster', 'mode']).metrics;
     expect(familyExpression(counter, 'cluster', 'x')).toBe('sum(rate(pg_stat_database_xact_commit_total{cluster="x"}[5m]))');
     expect(familyExpression(bucket, 'cluster', 'x')).toBe('histogram_quantile(0.99, sum by (le) (rate(tidb_server_handle_query_duration_seconds_bucket{cluster="x"}[5m])))');
-    expect(familyExpression(cpu, 'cluster', 'x')).toBe('sum(rate(node_cpu_seconds_total{cluster="x",mode!="idle"}[5m]))');
+    const listed = (labelKeys: string[]) =>
+      toPlanningCatalog({ runId: 'r', request: {} as never, status: 'listed', targetLabel: 'cluster', truncated: false, failureCode: null, metrics: [{ name: cpu.name, labelKeys, series: 1 }], operations: [], logsLabel: null }).metrics[0];
+    const share = listed(['cluster', 'mode']);
+    expect(share).toMatchObject({ unit: 'percent', busyShare: { label: 'mode', idle: 'idle|iowait' } });
+    expect(familyExpression(share, 'cluster', 'x')).toBe(
+      '100 * sum(rate(node_cpu_seconds_total{cluster="x",mode!~"idle|iowait"}[5m])) / clamp_min(sum(rate(node_cpu_seconds_total{cluster="x"}[5m])), 0.000001)',
+    );
+    // Without the state label on its series the counter is no share, and its unit is not a percentage.
+    const bare = listed(['cluster']);
+    expect(bare).toMatchObject({ unit: 'unknown' });
+    expect(bare.busyShare).toBeUndefined();
+    expect(familyExpression(bare, 'cluster', 'x')).toBe('sum(rate(node_cpu_seconds_total{cluster="x"}[5m]))');
   });
 
   it('groups the gauges of one family into one query, one series per metric name', () => {
@@ -174,7 +185,9 @@ describe('label splits and primary metrics', () => {
       ['node_disk_reads_completed_total', ['cluster']],
     ]);
     const plan = planByFamily({ question: 'How did CPU utilisation and disk latency change?', target: 'db-1' }, catalog);
-    expect(plan.drafts[0].expression).toBe('sum(rate(node_cpu_seconds_total{cluster="db-1",mode!="idle"}[5m]))');
+    expect(plan.drafts[0].expression).toBe(
+      '100 * sum(rate(node_cpu_seconds_total{cluster="db-1",mode!~"idle|iowait"}[5m])) / clamp_min(sum(rate(node_cpu_seconds_total{cluster="db-1"}[5m])), 0.000001)',
+    );
     expect(plan.drafts.find((d) => d.family === 'io_latency')?.expression).toBe(
       'sum(rate(node_disk_read_time_seconds_total{cluster="db-1"}[5m])) / clamp_min(sum(rate(node_disk_reads_completed_total{cluster="db-1"}[5m])), 0.001)',
     );

@@ -94,9 +94,13 @@ function aggregator(m: Pick<PlanningMetricV1, 'badDirection' | 'unit'>): 'sum' |
 
 /** The PromQL of one metric bound to the frozen target by its exact label matcher. */
 export function familyExpression(m: PlanningMetricV1, label: string, target: string): string {
-  // node_exporter-style CPU counters split by mode: busy time is everything but idle.
-  const extra = (m.family === 'cpu' && m.kind === 'counter' && m.labelKeys.includes('mode') ? ',mode!="idle"' : '') + (m.matcher ? `,${m.matcher}` : '');
+  const extra = m.matcher ? `,${m.matcher}` : '';
   const selector = `${m.name}{${label}="${target}"${extra}}`;
+  // A state-split time counter (CPU seconds by mode): the percentage of all its time spent busy.
+  if (m.aggregation === 'rate' && m.busyShare) {
+    const busy = `${m.name}{${label}="${target}",${m.busyShare.label}!~"${m.busyShare.idle}"${extra}}`;
+    return `100 * sum(rate(${busy}[${RATE_WINDOW}])) / clamp_min(sum(rate(${selector}[${RATE_WINDOW}])), 0.000001)`;
+  }
   if (m.aggregation === 'quantile') return `histogram_quantile(0.99, sum by (le) (rate(${selector}[${RATE_WINDOW}])))`;
   // Time per operation (disk seconds per read), not time per second: the rate over the operations' rate.
   if (m.aggregation === 'rate' && m.per) return `sum(rate(${selector}[${RATE_WINDOW}])) / clamp_min(sum(rate(${m.per}{${label}="${target}"}[${RATE_WINDOW}])), 0.001)`;

@@ -25,6 +25,8 @@ export const PlanningMetricV1 = z.object({
   primary: z.boolean().optional(),
   /** The operations counter to divide the rate by (time per operation), when the target has it. */
   per: z.string().optional(),
+  /** Read as the percentage of time outside the idle states of `label` (CPU busy %), when the series carry that label. */
+  busyShare: z.object({ label: z.string(), idle: z.string() }).optional(),
   /** The label matcher of a split name (`handler=~"write|update|delete"`): the query reads only those series. */
   matcher: z.string().optional(),
 });
@@ -70,16 +72,19 @@ export function toPlanningCatalog(listed: EvidenceCatalogListedV1): PlanningCata
     operations: listed.operations,
     logsLabel: listed.logsLabel,
     metrics: listed.metrics.flatMap((m) => {
+      // A share needs the state label on the series; without it the counter's unit is not a percentage.
+      const shareUsable = (c: MetricClassification) => c.busyShare !== null && (m.labelKeys.length === 0 || m.labelKeys.includes(c.busyShare.label));
       const entry = (c: MetricClassification, matcher?: string): PlanningMetricV1 => ({
         name: m.name,
         family: c.family,
         kind: c.kind,
         aggregation: c.aggregation,
         badDirection: c.badDirection,
-        unit: c.unit,
+        unit: c.busyShare !== null && !shareUsable(c) ? 'unknown' : c.unit,
         labelKeys: m.labelKeys,
         primary: c.primary,
         ...(c.per !== null && listedNames.has(c.per) ? { per: c.per } : {}),
+        ...(c.busyShare !== null && shareUsable(c) ? { busyShare: c.busyShare } : {}),
         ...(matcher ? { matcher } : {}),
       });
       // A name the ontology splits by a label is planned once per split (writes, commits, reads), when its series carry that label.

@@ -116,4 +116,10 @@ describe('facts of a split name', () => {
     expect(selectorLabels(planned?.expression ?? '', 'mysql_global_status_handlers_total')).toEqual({ cluster: 'db-1', handler: 'commit' });
     expect(familyAttributes(planned)).toMatchObject({ family: 'commits', metric: 'mysql_global_status_handlers_total' });
   });
+
+  it('reads node CPU seconds as a busy percentage only when the query excluded the idle modes', () => {
+    const read = (expression: string) => familyAttributes({ id: 'cpu', operation: 'promql_range', expression, purpose: 'cpu' } as Parameters<typeof familyAttributes>[0]);
+    expect(read('100 * sum(rate(node_cpu_seconds_total{cluster="a",mode!~"idle|iowait"}[5m])) / clamp_min(sum(rate(node_cpu_seconds_total{cluster="a"}[5m])), 0.000001)')).toMatchObject({ family: 'cpu', unitKind: 'percent' });
+    expect(read('sum(rate(node_cpu_seconds_total{cluster="a"}[5m]))')).toMatchObject({ family: 'cpu', unitKind: 'unknown' });
+  });
 });

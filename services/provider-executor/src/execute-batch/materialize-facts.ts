@@ -71,8 +71,10 @@ export function familyAttributes(planned: PlannedQueryV1 | undefined, seriesName
   if (!name) return {};
   // A split name (handlers_total{handler=~"commit"}) is classified with the matchers the query put on it.
   const c = classifyMetric(name, seriesName ? {} : selectorLabels(planned.expression, name));
+  // A busy-share counter is a percentage only when the query excluded its idle states.
+  const unit = c.busyShare && !planned.expression.includes(`${c.busyShare.label}!~`) ? 'unknown' : c.unit;
   // `scale` turns a raw sample into the family's unit (KB → bytes, ms → seconds); 1 is left out.
-  return { family: c.family, metric: name.slice(0, 200), badDirection: c.badDirection, unitKind: c.unit, ...(c.scale !== 1 ? { unitScale: String(c.scale) } : {}) };
+  return { family: c.family, metric: name.slice(0, 200), badDirection: c.badDirection, unitKind: unit, ...(c.scale !== 1 ? { unitScale: String(c.scale) } : {}) };
 }
 
 export interface Materialized {
