@@ -37,8 +37,8 @@ describe('aoc timeline backfill', () => {
         { path: '/v1/timelines/collect', body: { limit: 50, all: true } },
         { path: '/v1/timelines/collect', body: { limit: 500, ticketKeys: ['SUP-9'] } },
       ]);
-      status = 503;
-      await expect(backfillTimelines(parseBackfillArgs(['--router', url], env))).rejects.toThrow(/503: TICKET_SOURCE.NOT_CONFIGURED no source/);
+      status = 422;
+      await expect(backfillTimelines(parseBackfillArgs(['--router', url], env))).rejects.toThrow(/422: TICKET_SOURCE.NOT_CONFIGURED no source/);
     } finally {
       server.close();
     }

@@ -1,11 +1,12 @@
 import { Access } from '@aoc/auth';
-import { BadRequestException, Body, Controller, HttpCode, Post, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, Body, Controller, HttpCode, Post, UnprocessableEntityException } from '@nestjs/common';
 import { ZodError } from 'zod';
 import { TimelineCollector, type CollectResult } from './timeline-collector.service';
 
 /**
  * POST /v1/timelines/collect: one collector pass now (the CLI's backfill): `{limit<=500, all?,
- * ticketKeys?}`. 400 names a bad field; 503 when no ticket source is configured.
+ * ticketKeys?}`. 400 names a bad field; 422 when no ticket source is configured (as intake answers it: a
+ * refusal of this deployment's setup, not an outage).
  */
 @Controller('v1/timelines')
 @Access('operator')
@@ -15,7 +16,7 @@ export class TimelinesController {
   @Post('collect')
   @HttpCode(200)
   async collect(@Body() body: unknown): Promise<CollectResult> {
-    if (!this.collector.configured) throw new ServiceUnavailableException({ code: 'TICKET_SOURCE.NOT_CONFIGURED', message: 'no ticket source is configured (AOC_TICKET_SOURCE); there is nothing to collect from' });
+    if (!this.collector.configured) throw new UnprocessableEntityException({ code: 'TICKET_SOURCE.NOT_CONFIGURED', message: 'no ticket source is configured (AOC_TICKET_SOURCE); there is nothing to collect from' });
     try {
       return await this.collector.collect((body ?? {}) as never);
     } catch (error) {

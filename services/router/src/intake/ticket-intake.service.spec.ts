@@ -140,6 +140,12 @@ describe('timeline comments', () => {
       expect((await service.analyze({ ticket: forged }, { kind: 'caller', subject: 'token:def' })).ticketKey).not.toBe(accepted.ticketKey);
     });
 
+    it('answers a request without a body with the fields it needs, not a crash', async () => {
+      const { service } = harness();
+      await expect(service.analyze(undefined as never)).rejects.toMatchObject({ name: 'ZodError' });
+      await expect(service.analyze(null as never, { kind: 'caller', subject: 'token:abc' })).rejects.toMatchObject({ name: 'ZodError' });
+    });
+
     it('is refused in write mode, and its answer is never written back', async () => {
       const { service, published } = harness();
       await expect(service.analyze({ ticket: forged, mode: 'write' }, { kind: 'caller', subject: 'token:abc' })).rejects.toMatchObject({ code: 'INTAKE.UNTRUSTED_TICKET' });

@@ -125,8 +125,9 @@ export class TicketIntakeService {
    */
   async analyze(input: AnalyzeTicketRequest, origin: TicketOrigin = { kind: 'import' }): Promise<AnalyzeTicketAccepted> {
     const clipped: string[] = [];
-    const raw = input as { ticket?: unknown };
-    const request = AnalyzeTicketRequest.parse(raw.ticket === undefined ? input : { ...input, ticket: clipOversizedTicket(raw.ticket, clipped) });
+    // A request without a body (or not an object) is refused by the schema below, naming its fields.
+    const raw = (typeof input === 'object' && input !== null ? input : {}) as { ticket?: unknown };
+    const request = AnalyzeTicketRequest.parse(raw.ticket === undefined ? raw : { ...raw, ticket: clipOversizedTicket(raw.ticket, clipped) });
     if (request.ticket) checkCallerMode(origin, request.mode);
     if (request.mode === 'write' && !this.source) throw new PermanentError('TICKET_SOURCE.NOT_CONFIGURED', 'mode=write needs a ticket source (AOC_TICKET_SOURCE) to write the internal comment to');
     let frozen: FrozenTicketV1;
