@@ -99,5 +99,6 @@ function rejectionOf(error: unknown): BearerRejection {
 async function defaultFetchJson(url: string): Promise<unknown> {
   const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
   if (!response.ok) throw new errors.JWKSInvalid(`discovery answered ${response.status}`);
-  return response.json();
+  const doc: unknown = await response.json();
+  return doc;
 }

@@ -42,6 +42,16 @@ export function auditEventOf(request: EdgeRequest & { route?: { path?: string };
   };
 }
 
+interface AuditRow {
+  at: Date | string;
+  subject: string;
+  tenant: string | null;
+  role: string | null;
+  action: string;
+  target: string;
+  status: number | string;
+}
+
 /** Writes and reads a role's audit table. */
 export class AuditLog {
   private readonly table: string;
@@ -61,13 +71,13 @@ export class AuditLog {
   }
 
   async recent(limit: number): Promise<AuditEvent[]> {
-    const rows: { at: Date; subject: string; tenant: string | null; role: string | null; action: string; target: string; status: number }[] = await this.dataSource
+    const rows = await this.dataSource
       .createQueryBuilder()
       .select(['a.at AS at', 'a.subject AS subject', 'a.tenant AS tenant', 'a.role AS role', 'a.action AS action', 'a.target AS target', 'a.status AS status'])
       .from(this.table, 'a')
       .orderBy('a.id', 'DESC')
       .limit(limit)
-      .getRawMany();
+      .getRawMany<AuditRow>();
     return rows.map((r) => ({ ...r, at: new Date(r.at), status: Number(r.status) }));
   }
 }

@@ -144,7 +144,8 @@ describe('HTTP edge', () => {
       });
     const rebound = await withHost(`attacker.example:${port}`);
     expect(rebound.status).toBe(421);
-    expect(JSON.parse(rebound.body)).toMatchObject({ status: 421, code: 'HTTP.HOST_NOT_ALLOWED' });
+    const problem: unknown = JSON.parse(rebound.body);
+    expect(problem).toMatchObject({ status: 421, code: 'HTTP.HOST_NOT_ALLOWED' });
     expect((await withHost(`localhost:${port}`)).status).toBe(200);
     expect((await withHost(`127.0.0.1:${Number(port) + 1}`)).status).toBe(421);
     const cross = await call('/t/operator', { method: 'POST', token: tokens['operator'], headers: { ...json, origin: 'https://evil.example' }, body: '{}' });
@@ -204,7 +205,8 @@ describe('HTTP edge', () => {
         expect.objectContaining({ action: 'GET /t/viewer', status: 401, subject: 'unauthenticated' }),
       ]),
     );
-    const stored = JSON.stringify(await ds.query('SELECT * FROM probe.http_audit'));
+    const rows: unknown = await ds.query('SELECT * FROM probe.http_audit');
+    const stored = JSON.stringify(rows);
     for (const token of Object.values(tokens)) expect(stored).not.toContain(token.slice(17));
     expect(stored).not.toContain('do-not-record');
     expect((await call('/v1/audit?limit=0', { token: tokens['admin'] })).json).toMatchObject({ status: 400, errors: [{ field: 'limit' }] });

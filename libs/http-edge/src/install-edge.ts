@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AuthGuard, Authenticator, OidcBearerVerifier, SessionStore, TokenStore, isLoopback, type AuthSettings, type EdgeRequest, type EdgeResponse } from '@aoc/auth';
 import { ThrottlerStorageService } from '@nestjs/throttler';
 import helmet from 'helmet';
+import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import { AuditController, EDGE_AUDIT } from './audit.controller';
 import { AuditLog, auditEventOf } from './audit';
@@ -97,7 +98,7 @@ export function installHttpEdge(app: INestApplication, deps: EdgeDeps): void {
     oidc: settings.oidc ? new OidcBearerVerifier(settings.oidc) : null,
     anonymousRole: settings.anonymousRole,
   });
-  const server = () => express.getHttpServer() as { address(): { address: string } | string | null };
+  const server = (): Server => express.getHttpServer();
   const serverOnLoopback = () => {
     const a = server().address();
     return typeof a === 'object' && a !== null && isLoopback(a.address);

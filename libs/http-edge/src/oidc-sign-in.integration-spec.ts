@@ -106,7 +106,8 @@ describe('OIDC dashboard sign-in', () => {
     expect(authorizations[0]?.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizations[0]?.searchParams.get('response_type')).toBe('code');
     expect(authorizations[0]?.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
-    expect(JSON.parse(await page.locator('body').innerText())).toMatchObject({ role: 'operator', tenant: 'acme', credential: 'session', subject: expect.stringMatching(/^oidc:http:\/\/127\.0\.0\.1:\d+#alice$/) });
+    const principal: unknown = JSON.parse(await page.locator('body').innerText());
+    expect(principal).toMatchObject({ role: 'operator', tenant: 'acme', credential: 'session', subject: expect.stringMatching(/^oidc:http:\/\/127\.0\.0\.1:\d+#alice$/) });
     const cookies = await context.cookies();
     expect(cookies.find((c) => c.name === 'aoc_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
     expect(cookies.find((c) => c.name === 'aoc_oidc')).toBeUndefined();

@@ -73,7 +73,8 @@ export class SignInController {
     const raw = cookieOf(request, PENDING_COOKIE, 1024);
     if (!raw) return null;
     try {
-      const parsed = PendingCookie.safeParse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
+      const decoded: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+      const parsed = PendingCookie.safeParse(decoded);
       return parsed.success ? parsed.data : null;
     } catch {
       return null;

@@ -84,7 +84,8 @@ describe('HTTP surfaces under generated requests', () => {
           expect(reply.status).toBeLessThan(500);
           expect(reply.body).not.toMatch(/\n\s+at .+:\d+:\d+|node_modules|Error: /);
           if (reply.status >= 400 && r.method !== 'HEAD' && reply.type.startsWith('application/problem+json')) {
-            expect(JSON.parse(reply.body)).toMatchObject({ status: reply.status, code: expect.stringMatching(/^[A-Z][A-Z0-9_]*\.[A-Z][A-Z0-9_]*$/) });
+            const problem: unknown = JSON.parse(reply.body);
+            expect(problem).toMatchObject({ status: reply.status, code: expect.stringMatching(/^[A-Z][A-Z0-9_]*\.[A-Z][A-Z0-9_]*$/) });
           }
         },
       ),
