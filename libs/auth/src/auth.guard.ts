@@ -15,19 +15,33 @@ export function edgeError(status: number, code: string, message: string, headers
   return new HttpException({ code, message, headers }, status);
 }
 
+export interface AuthGuardOptions {
+  /** Whether the server listens on loopback only (anonymous access needs it). */
+  serverOnLoopback: () => boolean;
+  /** Requests per minute per principal and route, counted in the throttler's storage; none: unlimited. */
+  rate?: { storage: ThrottlerStorage; perMinute: number } | null;
+  failures?: FailureLimiter;
+}
+
 /**
  * Deny by default: every route must declare who may call it (`@Access`). Then the caller is
  * authenticated (token, OIDC bearer, session cookie, or configured loopback anonymity), its role
  * checked, and a session's state-changing request must carry the session's CSRF token.
  */
 export class AuthGuard implements CanActivate {
+  private readonly failures: FailureLimiter;
+  private readonly rate: AuthGuardOptions['rate'];
+  private readonly serverOnLoopback: () => boolean;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: Authenticator,
-    private readonly serverOnLoopback: () => boolean,
-    private readonly failures: FailureLimiter = new FailureLimiter(),
-    private readonly rate: { storage: ThrottlerStorage; perMinute: number } | null = null,
-  ) {}
+    options: AuthGuardOptions,
+  ) {
+    this.serverOnLoopback = options.serverOnLoopback;
+    this.rate = options.rate ?? null;
+    this.failures = options.failures ?? new FailureLimiter();
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;

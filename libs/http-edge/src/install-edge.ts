@@ -2,6 +2,7 @@ import { type DynamicModule, type INestApplication } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AuthGuard, Authenticator, OidcBearerVerifier, SessionStore, TokenStore, isLoopback, type AuthSettings, type EdgeRequest, type EdgeResponse } from '@aoc/auth';
+import { errorMessageOf } from '@aoc/errors';
 import { ThrottlerStorageService } from '@nestjs/throttler';
 import helmet from 'helmet';
 import type { Server } from 'node:http';
@@ -67,13 +68,15 @@ export function installHttpEdge(app: INestApplication, deps: EdgeDeps): void {
       strictTransportSecurity: false,
     }),
   );
+  // The stores and the audit log edgeModule registered, shared with the routes.
+  const services = express.get<EdgeServices>(EDGE_SERVICES);
   if (deps.auditSchema) {
-    const audit = new AuditLog(deps.dataSource, deps.auditSchema);
+    const audit = express.get<AuditLog>(EDGE_AUDIT);
     // Recorded when the response is finished, so refusals (401, 403, 421) are in the trail too.
     express.use((request: EdgeRequest, response: EdgeResponse & { statusCode: number; on(event: 'finish', f: () => void): unknown }, next: () => void) => {
       response.on('finish', () => {
         const event = auditEventOf(request, response.statusCode, new Date());
-        if (event) audit.record(event).catch((error: unknown) => deps.logger.error('audit record failed', { error: error instanceof Error ? error.message : String(error) }));
+        if (event) audit.record(event).catch((error: unknown) => deps.logger.error('audit record failed', { error: errorMessageOf(error) }));
       });
       next();
     });
@@ -93,25 +96,25 @@ export function installHttpEdge(app: INestApplication, deps: EdgeDeps): void {
   // Errors of the body parsers happen before any route, so Nest's filters never see them.
   express.use((error: unknown, request: EdgeRequest, response: EdgeResponse, _next: (error?: unknown) => void) => sendProblem(error, request, response, deps.logger));
   const authenticator = new Authenticator({
-    tokens: new TokenStore(deps.dataSource),
-    sessions: new SessionStore(deps.dataSource, settings.session),
+    tokens: services.tokens,
+    sessions: services.sessions,
     oidc: settings.oidc ? new OidcBearerVerifier(settings.oidc) : null,
     anonymousRole: settings.anonymousRole,
   });
-  const server = (): Server => express.getHttpServer();
+  const server: Server = express.getHttpServer();
   const serverOnLoopback = () => {
-    const a = server().address();
+    const a = server.address();
     return typeof a === 'object' && a !== null && isLoopback(a.address);
   };
   const rate = { storage: express.get(ThrottlerStorageService), perMinute: settings.rateLimitPerMinute };
-  express.useGlobalGuards(new AuthGuard(express.get(Reflector), authenticator, serverOnLoopback, undefined, rate));
+  express.useGlobalGuards(new AuthGuard(express.get(Reflector), authenticator, { serverOnLoopback, rate }));
   express.useGlobalFilters(new ProblemFilter(deps.logger));
 }
 
 function oidcSignInOf(settings: AuthSettings): OidcSignIn | null {
   const { oidc, oidcClient } = settings;
   if (!oidc || !oidcClient) return null;
-  return new OidcSignIn({ issuer: oidc.issuer, ...oidcClient, roleClaim: oidc.roleClaim, tenantClaim: oidc.tenantClaim, allowInsecureIssuer: oidcClient.allowInsecureIssuer });
+  return new OidcSignIn({ issuer: oidc.issuer, ...oidcClient, roleClaim: oidc.roleClaim, tenantClaim: oidc.tenantClaim });
 }
 
 const FORM_PATHS = new Set(['/auth/sign-in', '/auth/sign-out']);

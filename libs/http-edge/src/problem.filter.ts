@@ -1,5 +1,6 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { EdgeRequest, EdgeResponse } from '@aoc/auth';
+import { errorMessageOf } from '@aoc/errors';
 import { PROBLEM_CONTENT_TYPE, problemOf } from './problem';
 
 export interface ProblemLogger {
@@ -18,7 +19,7 @@ export function signInRedirectFor(request: EdgeRequest, status: number): string 
 export function sendProblem(error: unknown, request: EdgeRequest, response: EdgeResponse, logger: ProblemLogger): void {
   const path = (request.originalUrl ?? request.url).split('?')[0];
   const { problem, headers } = problemOf(error, path);
-  if (problem.status >= 500) logger.error('http request failed', { path, method: request.method, error: error instanceof Error ? error.message : String(error) });
+  if (problem.status >= 500) logger.error('http request failed', { path, method: request.method, error: errorMessageOf(error) });
   if (response.headersSent) return;
   const redirect = signInRedirectFor(request, problem.status);
   if (redirect) {

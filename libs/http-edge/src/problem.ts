@@ -73,7 +73,8 @@ function fieldIssues(fields: Record<string, unknown>): Problem['errors'] {
 function statusOfParserError(error: unknown): number | null {
   if (typeof error !== 'object' || error === null) return null;
   const e = error as { status?: unknown; type?: unknown };
-  if (typeof e.type !== 'string' || !e.type.startsWith('entity.') && e.type !== 'encoding.unsupported' && e.type !== 'charset.unsupported') return null;
+  const parserType = typeof e.type === 'string' && (e.type.startsWith('entity.') || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported');
+  if (!parserType) return null;
   return typeof e.status === 'number' && e.status >= 400 && e.status < 500 ? e.status : 400;
 }
 

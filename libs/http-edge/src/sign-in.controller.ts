@@ -119,14 +119,18 @@ export function sessionCookie(value: string, request: EdgeRequest, maxAgeSeconds
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secureFlag(request)}`;
 }
 
+/** Plain http is assumed only when both ends are loopback (a laptop); anything else is behind TLS. */
+function overLoopback(request: EdgeRequest): boolean {
+  return isLoopback(request.socket.localAddress) && isLoopback(request.socket.remoteAddress);
+}
+
 function secureFlag(request: EdgeRequest): string {
-  return isLoopback(request.socket.localAddress) && isLoopback(request.socket.remoteAddress) ? '' : '; Secure';
+  return overLoopback(request) ? '' : '; Secure';
 }
 
 /** This server as the browser addressed it (the Host header was checked at the edge). */
 function originOf(request: EdgeRequest): string {
-  const secure = !(isLoopback(request.socket.localAddress) && isLoopback(request.socket.remoteAddress));
-  return `${secure ? 'https' : 'http'}://${headerOf(request, 'host') ?? '127.0.0.1'}`;
+  return `${overLoopback(request) ? 'http' : 'https'}://${headerOf(request, 'host') ?? '127.0.0.1'}`;
 }
 
 function sendHtml(response: EdgeResponse, status: number, body: string): void {

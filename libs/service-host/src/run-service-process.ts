@@ -1,4 +1,4 @@
-import { AUTH_STORE, authConfigSchema, authConfigShape, authSettingsFrom, migrateAuthStore } from '@aoc/auth';
+import { AUTH_STORE, authConfigSchema, authSettingsFrom, migrateAuthStore } from '@aoc/auth';
 import { baseConfigShape, describeConfig, loadConfig, secret } from '@aoc/config';
 import { principalName } from '@aoc/contracts';
 import { createServiceDataSource, schemaOf, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
@@ -14,7 +14,6 @@ export const serviceConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   KAFKA_SASL_PASSWORD: secret(z.string().optional()),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(5),
-  ...authConfigShape,
 });
 
 /**
@@ -24,8 +23,9 @@ export const serviceConfigSchema = z.object({
 export async function runServiceProcess(definition: ServiceDefinition, env: Record<string, string | undefined> = process.env): Promise<void> {
   const logger = createLogger(definition.role);
   const config = loadConfig(`aoc-${definition.role}`, serviceConfigSchema, env);
-  const auth = authSettingsFrom(loadConfig(`aoc-${definition.role}`, authConfigSchema, env));
-  logger.info('starting', { config: describeConfig(serviceConfigSchema, config) });
+  const authConfig = loadConfig(`aoc-${definition.role}`, authConfigSchema, env);
+  const auth = authSettingsFrom(authConfig);
+  logger.info('starting', { config: describeConfig(serviceConfigSchema, config), auth: describeConfig(authConfigSchema, authConfig) });
   let embedded: EmbeddedPostgres | null = null;
   let url = config.DATABASE_URL;
   if (!url) {

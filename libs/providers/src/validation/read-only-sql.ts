@@ -1,3 +1,4 @@
+import { errorMessageOf } from '@aoc/errors';
 import { Parser } from 'node-sql-parser';
 import { ProviderError } from '../core/provider-error';
 import { checkMySqlText } from './mysql-lexer';
@@ -56,7 +57,7 @@ function parseOne(text: string): { statement: 'select' | 'show' | 'explain'; sql
     ast = parser.astify(text, { database: 'MySQL' });
   } catch (error) {
     if (SHOW_ALLOWLIST.test(text)) return { statement: 'show', sql: text };
-    return refuseSql(`SQL does not parse as a single read-only statement (${(error instanceof Error ? error.message : String(error)).slice(0, 120)})`);
+    return refuseSql(`SQL does not parse as a single read-only statement (${errorMessageOf(error).slice(0, 120)})`);
   }
   const statements = (Array.isArray(ast) ? ast : [ast]) as Node[];
   if (statements.length !== 1) refuseSql(`exactly one statement is allowed, found ${statements.length}`);
