@@ -1,8 +1,8 @@
 import { familyLabel } from '@aoc/metric-ontology';
 import { recovered } from '../family-rules';
 import { evaluateCondition, type ConditionResult } from './conditions';
-import { deviatingFamilies, worst, type EvidenceContext } from './evidence-context';
-import { RANKING, type Clause, type Condition, type FailureMode } from './failure-modes.data';
+import { deviatingFamilies, queried, worst, type EvidenceContext } from './evidence-context';
+import { RANKING, conditionFamilies, type Clause, type Condition, type FailureMode } from './failure-modes.data';
 
 /**
  * Tests failure modes against the evidence. A mode is `confirmed` when every clause of its
@@ -40,39 +40,50 @@ export interface Hypothesis {
   families: string[];
   /** How well its onset fits the symptom's (0-1). */
   fit: number;
+  /**
+   * For undetermined modes, how close they came (0-1.5): the share of signature clauses already
+   * holding, plus a half when a family the mode reads left its usual level. Orders what to ask next.
+   */
+  promise: number;
 }
 
 interface ClauseResult {
   result: ConditionResult['result'];
   lines: ConditionResult[];
+  /** Undecided for want of evidence nobody asked for yet (a family never queried, a channel not read). */
+  open?: boolean;
+}
+
+/**
+ * An undecided condition is open when what it reads was never asked for: a channel (a log, an
+ * event, statement statistics) or a family no query requested. One whose families were all
+ * queried and found absent is settled: the target does not have that evidence.
+ */
+function isOpen(c: Condition, r: ConditionResult, ctx: EvidenceContext): boolean {
+  if (r.result !== 'unknown') return false;
+  const families = conditionFamilies(c);
+  return r.family === null || families.length === 0 || families.some((f) => !queried(ctx, f));
 }
 
 function evaluateAll(conds: readonly Condition[], ctx: EvidenceContext): ClauseResult {
   const rs = conds.map((c) => evaluateCondition(c, ctx));
   const result = rs.every((r) => r.result === 'holds') ? 'holds' : rs.some((r) => r.result === 'fails') ? 'fails' : 'unknown';
-  return { result, lines: result === 'holds' ? rs : rs.filter((r) => r.result === result) };
+  return { result, lines: result === 'holds' ? rs : rs.filter((r) => r.result === result), open: result === 'unknown' && conds.some((c, i) => isOpen(c, rs[i], ctx)) };
+}
+
+function evaluateOne(c: Condition, ctx: EvidenceContext): ClauseResult {
+  const r = evaluateCondition(c, ctx);
+  return { result: r.result, lines: [r], open: isOpen(c, r, ctx) };
 }
 
 function evaluateClause(clause: Clause, ctx: EvidenceContext): ClauseResult {
-  if (!('anyOf' in clause)) {
-    const r = evaluateCondition(clause, ctx);
-    return { result: r.result, lines: [r] };
-  }
-  const parts = clause.anyOf.map((alt) => ('allOf' in alt ? evaluateAll(alt.allOf, ctx) : { result: evaluateCondition(alt, ctx).result, lines: [evaluateCondition(alt, ctx)] }));
+  if (!('anyOf' in clause)) return evaluateOne(clause, ctx);
+  const parts = clause.anyOf.map((alt) => ('allOf' in alt ? evaluateAll(alt.allOf, ctx) : evaluateOne(alt, ctx)));
   const held = parts.filter((p) => p.result === 'holds').sort((a, b) => Math.max(...b.lines.map((l) => l.magnitude)) - Math.max(...a.lines.map((l) => l.magnitude)));
   if (held.length > 0) return { result: 'holds', lines: held.flatMap((p) => p.lines) };
-  // The alternatives are ways to measure one thing: what was measured decides, what was not cannot save it.
-  if (parts.some((p) => p.result === 'fails') && parts.every((p) => p.result !== 'unknown' || !needsChannel(p))) return { result: 'fails', lines: parts.filter((p) => p.result === 'fails').flatMap((p) => p.lines) };
+  // The alternatives are ways to measure one thing: what was measured decides unless a way not yet tried could still show it.
+  if (parts.some((p) => p.result === 'fails') && !parts.some((p) => p.open === true)) return { result: 'fails', lines: parts.filter((p) => p.result === 'fails').flatMap((p) => p.lines) };
   return { result: 'unknown', lines: parts.filter((p) => p.result === 'unknown').flatMap((p) => p.lines) };
-}
-
-/**
- * An undecided alternative that reads a family's series would have been measured with the others;
- * one that needs a channel (a log, an event, statement statistics) is a different kind of
- * evidence, and while it is missing the clause stays open.
- */
-function needsChannel(p: ClauseResult): boolean {
-  return p.lines.some((l) => l.family === null);
 }
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
@@ -118,6 +129,14 @@ function discreteOver(lines: readonly ConditionResult[], ctx: EvidenceContext): 
   return lines.every((l) => l.lastAt !== undefined && l.lastAt !== null && l.lastAt <= end - OVER_MS);
 }
 
+/** How close an undetermined mode came: clauses holding, and whether what it reads moved. */
+function promiseOf(mode: FailureMode, clauses: readonly ClauseResult[], ctx: EvidenceContext): number {
+  const held = clauses.filter((c) => c.result === 'holds').length / clauses.length;
+  const moved = deviatingFamilies(ctx);
+  const reads = new Set<string>([...mode.symptoms, ...mode.evidence.families]);
+  return held + (moved.some((f) => reads.has(f)) ? 0.5 : 0);
+}
+
 /** What the ranking knows besides the mode's own evidence. */
 export interface RankingContext {
   symptoms: readonly string[];
@@ -128,14 +147,14 @@ export interface RankingContext {
 
 export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: RankingContext): Hypothesis {
   const { symptoms, symptomStart } = rank;
-  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0, state: false, named: false, families: [] as string[], fit: 0 };
+  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0, state: false, named: false, families: [] as string[], fit: 0, promise: 0 };
   const refuting = mode.refutedBy.map((c) => evaluateCondition(c, ctx)).find((r) => r.result === 'holds');
   if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.line] };
   const clauses = mode.signature.map((c) => evaluateClause(c, ctx));
   const failed = clauses.find((c) => c.result === 'fails');
   if (failed) return { ...base, verdict: 'refuted', deciding: failed.lines.slice(0, 2).map((l) => l.line) };
   const open = clauses.filter((c) => c.result === 'unknown');
-  if (open.length > 0) return { ...base, verdict: 'undetermined', deciding: [], missing: unique(open.flatMap((c) => [...c.lines].sort((a, b) => Number(a.family !== null) - Number(b.family !== null)).map((l) => l.line))).slice(0, 3) };
+  if (open.length > 0) return { ...base, verdict: 'undetermined', promise: promiseOf(mode, clauses, ctx), deciding: [], missing: unique(open.flatMap((c) => [...c.lines].sort((a, b) => Number(a.family !== null) - Number(b.family !== null)).map((l) => l.line))).slice(0, 3) };
   const lines = clauses.flatMap((c) => c.lines);
   const support = mode.supporting.map((c) => evaluateCondition(c, ctx)).filter((r) => r.result === 'holds');
   const magnitude = Math.max(...lines.map((l) => l.magnitude));

@@ -1,6 +1,6 @@
 import type { EvidenceFactV1 } from '@aoc/contracts';
 import { classifyMetric, isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
-import { deviatesBadly, familySignals, time, type FamilySignal } from '../family-rules';
+import { deviatesBadly, emptyFamilies, familySignals, time, type FamilySignal } from '../family-rules';
 import { signalState, type SignalState } from './signal-state';
 
 /**
@@ -23,6 +23,8 @@ export interface EvidenceContext {
   events: EventSeen[];
   /** Log patterns seen, with their line counts and first and last times. */
   logPatterns: Map<string, { count: number; at: number | null; last: number | null }>;
+  /** Families a query asked for and the provider held no series of: measured, and absent. */
+  emptyFamilies: Set<string>;
   /** Whether each channel was read (a result, even empty) and which are not configured. */
   read: { logs: boolean; statements: boolean; events: boolean };
   /**
@@ -132,7 +134,7 @@ export function buildContext(facts: readonly EvidenceFactV1[], window: { from: s
   events.length = 0;
   events.push(...kept);
   const w = window ? { from: Date.parse(window.from), to: Date.parse(window.to) } : null;
-  return { byFamily, events, logPatterns, read, eventCoverage, notConfigured, leadStatement, counts, settings, window: w && Number.isFinite(w.from) && Number.isFinite(w.to) ? w : null, onset };
+  return { byFamily, emptyFamilies: new Set(emptyFamilies(facts)), events, logPatterns, read, eventCoverage, notConfigured, leadStatement, counts, settings, window: w && Number.isFinite(w.from) && Number.isFinite(w.to) ? w : null, onset };
 }
 
 /** The worst series of a family in the family's own unit (CPU in percent, not load average), or null. */
@@ -149,6 +151,11 @@ export function largest(ctx: EvidenceContext, family: string, unit?: string): Si
 /** The worst series of a family, or null when the family was not measured. */
 export function worst(ctx: EvidenceContext, family: string): SignalState | null {
   return ctx.byFamily.get(family)?.[0] ?? null;
+}
+
+/** The family was asked for: it has series, or its query found none. */
+export function queried(ctx: EvidenceContext, family: string): boolean {
+  return ctx.byFamily.has(family) || ctx.emptyFamilies.has(family);
 }
 
 /** Families with a series that left its usual level in its bad direction. */

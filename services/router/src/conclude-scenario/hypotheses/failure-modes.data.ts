@@ -78,6 +78,27 @@ export type AllOf = z.infer<typeof AllOf>;
 const Clause = z.union([ConditionSchema, z.object({ anyOf: z.array(z.union([ConditionSchema, AllOf])).min(1).max(12) }).strict()]);
 export type Clause = z.infer<typeof Clause>;
 
+/** The metric families a condition reads (none for a channel: a log, an event, statements). */
+export function conditionFamilies(c: Condition): string[] {
+  switch (c.kind) {
+    case 'atLimit':
+      return [c.family, c.limit];
+    case 'nearEmpty':
+      return c.capacity ? [c.family, c.capacity] : [c.family];
+    case 'outpaces':
+      return [c.family, c.other];
+    case 'before':
+      return [c.first, c.then];
+    case 'event':
+    case 'log':
+    case 'statement':
+    case 'quiet':
+      return [];
+    default:
+      return [c.family];
+  }
+}
+
 const ModeId = z.string().regex(/^[a-z][a-z0-9-]{1,47}$/, 'lower-case words joined by dashes');
 const Text = z.string().min(1).max(600);
 

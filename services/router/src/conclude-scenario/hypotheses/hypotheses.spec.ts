@@ -8,7 +8,7 @@ import { buildContext } from './evidence-context';
 import { FAILURE_MODES, FailureModesData } from './failure-modes.data';
 import type { Hypothesis } from './evaluate-modes';
 import { chooseLead, hypothesisBrief, testHypotheses } from './hypothesis-brief';
-import { familyPhrase } from './open-evidence';
+import { familyPhrase, openEvidence } from './open-evidence';
 import { changeFactor, signalState } from './signal-state';
 
 const FROM = '2026-11-03T09:40:00.000Z';
@@ -182,7 +182,27 @@ describe('hypotheses', () => {
     const out = testHypotheses(thread('latency-regression', ['statement_latency', 'statement_rate'], true), facts);
     expect(out.lead?.mode.family).toBe('replication_lag');
     expect(out.lead?.mode.id).toBe('replication-lag-replica-capacity');
-    expect(out.hypotheses.find((h) => h.mode.id === 'replication-lag-write-volume')?.verdict).toBe('refuted');
+    // Rows written barely moved, but the WAL volume that would show a write burst was never asked for: open, not ruled out.
+    const writes = out.hypotheses.find((h) => h.mode.id === 'replication-lag-write-volume');
+    expect(writes?.verdict).toBe('undetermined');
+    expect(writes?.missing.join(' ')).toMatch(/transaction log/);
+    const walAbsent: EvidenceFactV1 = { queryId: 'wal', kind: 'count', subject: 'wal: series', value: 0, unit: null, attributes: { family: 'wal' } };
+    const commitsAbsent: EvidenceFactV1 = { ...walAbsent, queryId: 'commits', subject: 'commits: series', attributes: { family: 'commits' } };
+    const settled = testHypotheses(thread('latency-regression', ['statement_latency', 'statement_rate'], true), [...facts, walAbsent, commitsAbsent]);
+    expect(settled.hypotheses.find((h) => h.mode.id === 'replication-lag-write-volume')?.verdict).toBe('refuted');
+  });
+
+  it('a limit nobody queried keeps connection exhaustion open (and asked for next) although the log shows no refusal', () => {
+    const logsRead: EvidenceFactV1 = { queryId: 'logs', kind: 'count', subject: 'logs: log lines', value: 120, unit: 'lines', attributes: { source: 'logs' } };
+    const connections = metric({ family: 'connections', shape: [22, 30, 40, 47, 55, 58, 58, 58, 58, 58, 58, 58], score: 9, shiftMinute: 5, prior: 12 });
+    const open = testHypotheses(thread('general-health', [], true), [logsRead, connections]);
+    const mode = open.hypotheses.find((h) => h.mode.id === 'connection-exhaustion');
+    expect(mode?.verdict).toBe('undetermined');
+    expect(mode?.promise).toBeGreaterThan(0);
+    expect(openEvidence(open.hypotheses, open.context, [])?.families[0]).toBe('connection_limit');
+    const limit = metric({ family: 'connection_limit', bad: 'down', shape: flat(60) });
+    const decided = testHypotheses(thread('general-health', [], true), [logsRead, connections, limit]);
+    expect(decided.lead?.mode.id).toBe('connection-exhaustion');
   });
 
   it('the brief names the mode, the deciding numbers, what was ruled out, and what would settle untested modes', () => {
@@ -223,7 +243,7 @@ describe('hypotheses', () => {
   });
 
   it('a state leads on its rank; among changes only, the mode holding the earliest sustained change leads unless its change is dwarfed', () => {
-    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, ...o });
+    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, ...o });
     const limit = h('connection-exhaustion', { state: true, named: true, magnitude: 1, families: ['connections'] });
     const wal = h('checkpoint-storm', { magnitude: 0.6, families: ['checkpoints', 'wal'], family: 'checkpoints' });
     const load = h('batch-job', { magnitude: 0.5, families: ['rows_written'] });
@@ -254,7 +274,7 @@ describe('hypotheses', () => {
     const r = evaluateCondition({ kind: 'atLimit', family: 'connections', limit: 'connection_limit', ratio: 0.9 }, buildContext([conn, limit], WINDOW, null));
     expect(r).toMatchObject({ result: 'holds', chronic: true });
     expect(r.line).toMatch(/as high in the hour before the window .*a standing condition/);
-    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, ...o });
+    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, ...o });
     // A state whose onset is far from the symptom's does not lead on its own either.
     expect(chooseLead([h('restart', { state: true, fit: 0.3, magnitude: 0.8 }), h('deadlocks', { families: ['deadlocks'], magnitude: 0.6 })], 'deadlocks')?.mode.id).toBe('deadlocks');
   });

@@ -2,7 +2,7 @@ import { MAX_QUERIES_PER_BATCH } from '@aoc/contracts';
 import { familiesInText, familyLabel, familyWords, isMetricFamilyId } from '@aoc/metric-ontology';
 import type { Hypothesis } from './evaluate-modes';
 import type { EvidenceContext } from './evidence-context';
-import type { Clause, Condition, FailureMode } from './failure-modes.data';
+import { conditionFamilies, type Clause, type FailureMode } from './failure-modes.data';
 
 /**
  * The hypothesis-driven second round: after the first batch, the modes left undetermined because
@@ -24,26 +24,6 @@ export interface OpenEvidence {
   modes: string[];
   question: string;
   stopCondition: string;
-}
-
-function conditionFamilies(c: Condition): string[] {
-  switch (c.kind) {
-    case 'atLimit':
-      return [c.family, c.limit];
-    case 'nearEmpty':
-      return c.capacity ? [c.family, c.capacity] : [c.family];
-    case 'outpaces':
-      return [c.family, c.other];
-    case 'before':
-      return [c.first, c.then];
-    case 'event':
-    case 'log':
-    case 'statement':
-    case 'quiet':
-      return [];
-    default:
-      return [c.family];
-  }
 }
 
 function clauseFamilies(clause: Clause): string[] {
@@ -78,13 +58,14 @@ export function familyPhrase(family: string, measured: ReadonlySet<string> = new
 
 /**
  * The families to ask for next, or null when nothing open needs a family the first round did not
- * read. Families are taken breadth first over the undetermined modes in their ranking order (each
+ * read. Families are taken breadth first over the undetermined modes, closest first, (each
  * mode's deciding family before any mode's second one), skipping those measured (with series, or
  * queried and found empty).
  */
 export function openEvidence(hypotheses: readonly Hypothesis[], ctx: EvidenceContext, emptyFamilies: readonly string[]): OpenEvidence | null {
   const measured = new Set<string>([...ctx.byFamily.keys(), ...emptyFamilies]);
-  const open = hypotheses.filter((h) => h.verdict === 'undetermined' && h.mode.id !== 'healthy');
+  // The modes that came closest first: their missing evidence is the likeliest to settle the ticket.
+  const open = hypotheses.filter((h) => h.verdict === 'undetermined' && h.mode.id !== 'healthy').sort((a, b) => b.promise - a.promise);
   const wanted = open.map((h) => ({ mode: h.mode.id, families: modeFamilies(h.mode).filter((f) => !measured.has(f) && familyPhrase(f, measured) !== null) })).filter((w) => w.families.length > 0);
   const families: string[] = [];
   const modes: string[] = [];
