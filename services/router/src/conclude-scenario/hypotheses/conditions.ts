@@ -257,6 +257,8 @@ function eventOrLog(c: Extract<Condition, { kind: 'event' | 'log' }>, ctx: Evide
   const log = patterns.map((p) => [p, ctx.logPatterns.get(p)] as const).find(([, v]) => v !== undefined);
   if (log && log[1]) {
     const text = `the database log shows ${log[1].count} "${log[0].replace(/_/g, ' ')}" line${log[1].count === 1 ? '' : 's'} from ${clock(log[1].at)}`;
+    const floor = c.kind === 'log' ? (c.atLeast ?? 1) : 1;
+    if (log[1].count < floor) return fails(null, `${text}, fewer than the ${floor} that would stand out from background noise`);
     // A restart or promotion the uptime metrics were measured for and do not show stands only with them.
     const unseen = kinds.some((k) => ctx.eventCoverage.has(k)) && !ctx.events.some((e) => kinds.includes(e.kind as (typeof kinds)[number]));
     const found = unseen ? { ...holds(null, `${text}; the uptime and role metrics show no such event in the window`, 0.5, log[1].at), chronic: true } : holds(null, text, 0.75, log[1].at);

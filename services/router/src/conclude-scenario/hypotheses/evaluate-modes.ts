@@ -1,5 +1,5 @@
 import { familyLabel } from '@aoc/metric-ontology';
-import { recovered } from '../family-rules';
+import { deviatesBadly, recovered } from '../family-rules';
 import { evaluateCondition, type ConditionResult } from './conditions';
 import { deviatingFamilies, queried, worst, type EvidenceContext } from './evidence-context';
 import { RANKING, conditionFamilies, type Clause, type Condition, type FailureMode } from './failure-modes.data';
@@ -137,6 +137,28 @@ function promiseOf(mode: FailureMode, clauses: readonly ClauseResult[], ctx: Evi
   return held + (moved.some((f) => reads.has(f)) ? 0.5 : 0);
 }
 
+/** Every series among these families that left its usual level is back near it, and at least one did. */
+function familiesBack(families: readonly string[], ctx: EvidenceContext): boolean | null {
+  // A family that stayed steady (a discriminator such as "traffic stayed flat") says nothing of recovery.
+  const states = families.map((f) => worst(ctx, f)).filter((st): st is NonNullable<typeof st> => st !== null && (st.elevatedAtStart || deviatesBadly(st.signal)));
+  if (states.length === 0) return null;
+  if (states.some((st) => st.elevatedAtStart && !recovered(st.signal))) return false;
+  return states.every((st) => recovered(st.signal));
+}
+
+/**
+ * Whether the incident is over: the metric evidence that decided the mode is back near its usual
+ * level; without metric evidence, its discrete findings (log lines, events) stopped well before the
+ * window ended. A statement's share is a total over the statistics' lifetime and says nothing of
+ * now, so on its own it never shows a recovery.
+ */
+function isRecovered(lines: readonly ConditionResult[], ctx: EvidenceContext): boolean {
+  const decided = unique(lines.map((l) => l.family).filter((f): f is string => f !== null));
+  const byMetrics = familiesBack(decided, ctx);
+  if (byMetrics !== null) return byMetrics;
+  return discreteOver(lines.filter((l) => l.lastAt !== undefined), ctx);
+}
+
 /** What the ranking knows besides the mode's own evidence. */
 export interface RankingContext {
   symptoms: readonly string[];
@@ -166,7 +188,6 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
   const first = rank.orderLead !== null && lines.some((l) => l.family === rank.orderLead) ? 1 : 0;
   const score = RANKING.magnitude * magnitude + RANKING.coverage * covered + RANKING.timing * fit + RANKING.support * supportShare + RANKING.order * first;
   const lead = [...lines].sort((a, b) => b.magnitude - a.magnitude)[0];
-  const leadState = lead?.family ? worst(ctx, lead.family) : null;
   return {
     ...base,
     verdict: 'confirmed',
@@ -180,7 +201,7 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
     named: lines.some((l) => l.names === true && l.chronic !== true),
     fit,
     families: unique(lines.map((l) => l.family).filter((f): f is string => f !== null)),
-    recovered: leadState ? recovered(leadState.signal) && !leadState.elevatedAtStart : discreteOver(lines, ctx),
+    recovered: isRecovered(lines, ctx),
   };
 }
 

@@ -51,7 +51,8 @@ export const ConditionSchema = z.discriminatedUnion('kind', [
   /** An event: from metrics (`events`) or a database log pattern (`patterns`). */
   z.object({ kind: z.literal('event'), events: z.array(z.enum(EVENT_KINDS)).max(4).default([]), patterns: z.array(Word).max(12).default([]) }).strict(),
   /** Database log lines of a pattern. */
-  z.object({ kind: z.literal('log'), patterns: z.array(Word).min(1).max(12) }).strict(),
+  /** `atLeast`: lines it takes to stand out from the background (one reset connection an hour is noise, not a network fault). */
+  z.object({ kind: z.literal('log'), patterns: z.array(Word).min(1).max(12), atLeast: z.number().int().min(1).max(100_000).optional() }).strict(),
   /** The lead statement of the statement statistics takes at least this share (%) of the time. */
   /** `types`: only a lead statement of these kinds counts (a SELECT for a plan, never the bulk INSERT of a write load). */
   /** `rowsPerCall`: and each call reads or changes at least this many rows (a bulk write, a scan), as the statistics count them. */

@@ -192,6 +192,26 @@ describe('hypotheses', () => {
     expect(settled.hypotheses.find((h) => h.mode.id === 'replication-lag-write-volume')?.verdict).toBe('refuted');
   });
 
+  it('one reset connection in an hour is background noise, not a network fault; many are', () => {
+    const logsRead: EvidenceFactV1 = { queryId: 'logs', kind: 'count', subject: 'logs: log lines', value: 300, unit: 'lines', attributes: { source: 'logs' } };
+    const resets = (n: number): EvidenceFactV1 => ({ queryId: 'logs', kind: 'event', subject: 'log pattern connection', value: n, unit: 'lines', attributes: { source: 'logs', pattern: 'connection', firstAt: at(20) } });
+    const traffic = metric({ family: 'network', unit: 'bytes_per_second', shape: flat(2e6), prior: 2e6 });
+    const network = (n: number) => testHypotheses(thread('network', ['network']), [logsRead, traffic, resets(n)]).hypotheses.find((h) => h.mode.id === 'network');
+    expect(network(1)?.verdict).toBe('refuted');
+    expect(evaluateCondition({ kind: 'log', patterns: ['connection'], atLeast: 5 }, buildContext([logsRead, resets(1)], WINDOW, null))).toMatchObject({ result: 'fails', line: expect.stringMatching(/1 "connection" line .*fewer than the 5/) });
+    expect(network(40)?.verdict).toBe('confirmed');
+  });
+
+  it('an incident whose metrics are back is over, even when a statement share (a lifetime total) decided the mode', () => {
+    const cpu = metric({ family: 'cpu', unit: 'percent', shape: [40, 40, 41, 40, 42, 40, 100, 100, 99, 100, 45, 30], score: 9, shiftMinute: 30, prior: 40 });
+    const statement: EvidenceFactV1 = { queryId: 'top', kind: 'top_item', subject: 'statement digest:ab', value: 91, unit: '%', attributes: { source: 'sql', family: 'statement_latency', digest: 'digest:ab', share: 91, statementType: 'SELECT' } };
+    const over = testHypotheses(thread('cpu-saturation', ['cpu']), [cpu, statement]);
+    expect(over.lead?.mode.id).toBe('cpu-statement');
+    expect(over.lead?.recovered).toBe(true);
+    const still = testHypotheses(thread('cpu-saturation', ['cpu']), [metric({ family: 'cpu', unit: 'percent', shape: [40, 40, 41, 40, 42, 40, 100, 100, 99, 100, 98, 100], score: 9, shiftMinute: 30, prior: 40 }), statement]);
+    expect(still.lead?.recovered).toBe(false);
+  });
+
   it('a limit nobody queried keeps connection exhaustion open (and asked for next) although the log shows no refusal', () => {
     const logsRead: EvidenceFactV1 = { queryId: 'logs', kind: 'count', subject: 'logs: log lines', value: 120, unit: 'lines', attributes: { source: 'logs' } };
     const connections = metric({ family: 'connections', shape: [22, 30, 40, 47, 55, 58, 58, 58, 58, 58, 58, 58], score: 9, shiftMinute: 5, prior: 12 });
