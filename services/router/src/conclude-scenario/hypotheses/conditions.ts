@@ -47,6 +47,10 @@ export const factorMagnitude = (f: number) => (Number.isFinite(f) ? Math.min(1, 
 
 const notMeasured = (family: string) => unknown(family, `no ${label(family)} data for this target in the window`);
 
+/** A level this many times worse than in the hour before the window is a condition that grew. */
+const WORSENED = 2;
+const round2 = (n: number) => Math.round(n * 10) / 10;
+
 /** When a state began: the window start when it was already there, else its shift or peak time. */
 function onsetOf(st: SignalState, ctx: EvidenceContext): number | null {
   if (st.elevatedAtStart) return ctx.window?.from ?? null;
@@ -104,8 +108,12 @@ function level(c: Extract<Condition, { kind: 'level' }>, ctx: EvidenceContext): 
   if (!(okLow && okHigh)) return fails(c.family, text);
   const from = st.start !== null && (c.atLeast === undefined || (scaled(st, st.start) ?? -Infinity) >= c.atLeast) && (c.atMost === undefined || (scaled(st, st.start) ?? Infinity) <= c.atMost);
   const prior = scaled(st, st.signal.priorMedian);
-  const chronic = prior !== null && c.over !== 'peak' && (c.atLeast === undefined || prior >= c.atLeast) && (c.atMost === undefined || prior <= c.atMost);
-  const standing = chronic ? `; it was at ${formatValue(prior, st.signal.unit)} in the hour before the window too, a standing condition` : '';
+  const bad = c.atLeast !== undefined || c.atMost === undefined ? 'up' : 'down';
+  // Already bad before the window but twice as bad now is an incident that grew, not a standing condition.
+  const worsened = prior !== null && prior !== 0 && (bad === 'up' ? v >= WORSENED * prior : v <= prior / WORSENED);
+  const wasBad = prior !== null && c.over !== 'peak' && (c.atLeast === undefined || prior >= c.atLeast) && (c.atMost === undefined || prior <= c.atMost);
+  const chronic = wasBad && !worsened;
+  const standing = !wasBad || prior === null ? '' : chronic ? `; it was at ${formatValue(prior, st.signal.unit)} in the hour before the window too, a standing condition` : `; it was already at ${formatValue(prior, st.signal.unit)} in the hour before the window and got ${round2(bad === 'up' ? v / prior : prior / v)}x worse`;
   return { ...holds(c.family, `${text}${from ? ' from the start of the window' : ''}${c.over === 'sustained' ? ' over the second half of the window' : ''}${standing}`, 0.9, from ? (ctx.window?.from ?? null) : onsetOf(st, ctx)), chronic };
 }
 

@@ -279,6 +279,23 @@ describe('hypotheses', () => {
     const hot = h('cpu-load', { state: true, magnitude: 0.9, fit: 1, families: ['cpu'] });
     expect(chooseLead([wal, hot], 'rows_written')).toBeNull();
     expect(chooseLead([hot, wal], 'rows_written')?.mode.id).toBe('cpu-load');
+    // A tie on the same symptom goes to the mode whose evidence names its mechanism (a recovery-conflict line).
+    const behind = h('replication-lag-replica-capacity', { state: true, score: 0.575, families: ['replication_lag'] });
+    const conflict = h('replication-lag-replica-query', { state: true, named: true, score: 0.575, families: ['replication_lag', 'transaction_age'] });
+    expect(chooseLead([behind, conflict], null)?.mode.id).toBe('replication-lag-replica-query');
+    expect(chooseLead([behind, { ...conflict, score: 0.4 }], null)?.mode.id).toBe('replication-lag-replica-capacity');
+    // The earliest change is in no confirmed mode: the top mode still leads when it shows in the scenario's own families.
+    const lagging = h('replication-lag-replica-capacity', { families: ['replication_lag'] });
+    expect(chooseLead([lagging], 'cpu')).toBeNull();
+    expect(chooseLead([lagging], 'cpu', ['replication_lag'])?.mode.id).toBe('replication-lag-replica-capacity');
+  });
+
+  it('a level that was already bad before the window but is twice as bad now is an incident that grew, not a standing condition', () => {
+    const cond = { kind: 'level' as const, family: 'replication_lag', over: 'sustained' as const, atLeast: 30 };
+    const grew = evaluateCondition(cond, buildContext([metric({ family: 'replication_lag', unit: 'seconds', shape: [150, 180, 200, 240, 260, 300, 320, 325, 330, 320, 325, 330], prior: 148 })], WINDOW, null));
+    expect(grew).toMatchObject({ result: 'holds', chronic: false, line: expect.stringMatching(/already at 148 s .* got 2\.2x worse/) });
+    const standing = evaluateCondition(cond, buildContext([metric({ family: 'replication_lag', unit: 'seconds', shape: flat(160), prior: 148 })], WINDOW, null));
+    expect(standing).toMatchObject({ result: 'holds', chronic: true, line: expect.stringMatching(/a standing condition/) });
   });
 
   it('a scenario whose own families were not measured is never healthy: the brief says the evidence is missing', () => {

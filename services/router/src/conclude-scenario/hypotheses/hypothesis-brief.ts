@@ -44,7 +44,7 @@ export function modesFor(thread: Pick<HypothesisThread, 'scenario' | 'general'>,
 export function testHypotheses(thread: HypothesisThread, facts: readonly EvidenceFactV1[]): HypothesisOutcome {
   const context = buildContext(facts, thread.window, thread.onset);
   const hypotheses = evaluateModes(modesFor(thread), context, thread.families, thread.orderLead ?? null);
-  return { hypotheses, lead: chooseLead(hypotheses, thread.orderLead ?? null), context };
+  return { hypotheses, lead: chooseLead(hypotheses, thread.orderLead ?? null, thread.families), context };
 }
 
 /** A state leads on its own only when its onset fits the symptom's (not far before or after it). */
@@ -56,6 +56,9 @@ const MIN_STATE_FIT = 0.6;
  */
 const MIN_NAMED_FIT = 0.3;
 
+/** Scores this close are a tie that the evidence naming a mechanism breaks. */
+const CLOSE = 0.1;
+
 /** A plain change this much smaller than the best-ranked mode's does not take the lead on order alone. */
 const DWARFED = 0.4;
 
@@ -66,20 +69,26 @@ const DWARFED = 0.4;
  * mechanism outright (a log line, an event, a limit) leads over modes that rest on changes only. When the best-ranked mode rests on changes only, the
  * order of those changes is the better guide (a sharp cause precedes its effects): the confirmed
  * mode whose evidence includes the earliest sustained change leads, unless its change is dwarfed;
- * when no mode contains that change, no mode leads and the family rules conclude.
+ * when no mode contains that change, the best-ranked mode leads only if it shows in the families the
+ * scenario asks about, else no mode leads and the family rules conclude.
  */
-export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string | null): Hypothesis | null {
+export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string | null, asked: readonly string[] = []): Hypothesis | null {
   const confirmed = hypotheses.filter((h) => h.verdict === 'confirmed' && !h.explainedBy);
   const top = confirmed[0] ?? null;
-  if (!top || top.mode.id === 'healthy' || (top.state && top.fit >= MIN_STATE_FIT)) return top;
+  if (!top || top.mode.id === 'healthy') return top;
+  // Two modes that rank about the same on the same symptom: the one whose evidence names its mechanism tells them apart.
+  const namedRival = top.named ? undefined : confirmed.find((h) => h.named && top.score - h.score <= CLOSE && h.fit >= MIN_NAMED_FIT);
+  if (namedRival) return namedRival;
+  if (top.state && top.fit >= MIN_STATE_FIT) return top;
   // A mechanism the evidence names outright (a limit reached, a log line, an event) beats a resource that merely changed.
   const named = confirmed.find((h) => h.named && h.fit >= MIN_NAMED_FIT);
   if (named) return named;
   if (orderLead === null) return top;
   // A mode whose deciding lines did not read the earliest change (a log line named it) still explains it when the change is of a family the mode reads.
   const ordered = confirmed.find((h) => h.families.includes(orderLead)) ?? confirmed.find((h) => (h.mode.evidence.families as readonly string[]).includes(orderLead));
-  // The earliest change is in no confirmed mode: no mode explains it, and the family rules conclude.
-  if (!ordered) return null;
+  // The earliest change is in no confirmed mode: no mode explains it, and the family rules conclude,
+  // unless the best-ranked mode shows in the very families the scenario asks about (its own symptom).
+  if (!ordered) return top.families.some((f) => asked.includes(f)) ? top : null;
   if (top.magnitude - ordered.magnitude > DWARFED) return top;
   // Led by its order, the mode is reported under the change that came first.
   const reads = new Set<string>([...ordered.mode.evidence.families, ...ordered.mode.symptoms]);
