@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CALLER_TICKET_KEY_PREFIX, isCallerTicketKey } from '@aoc/contracts';
 import { PermanentError } from '@aoc/errors';
 
 /**
@@ -9,7 +10,7 @@ import { PermanentError } from '@aoc/errors';
 export type TicketOrigin = { kind: 'source' } | { kind: 'import' } | { kind: 'caller'; subject: string };
 
 /** Keys of caller-supplied tickets start with this; no ticket source issues such keys. */
-export const CALLER_KEY_PREFIX = 'adhoc-';
+export const CALLER_KEY_PREFIX = CALLER_TICKET_KEY_PREFIX;
 const MAX_KEY = 64;
 
 /**
@@ -22,9 +23,7 @@ export function callerTicketKey(subject: string, key: string): string {
   return `${prefix}${key.slice(0, MAX_KEY - prefix.length)}`;
 }
 
-export function isCallerTicketKey(key: string): boolean {
-  return key.startsWith(CALLER_KEY_PREFIX);
-}
+export { isCallerTicketKey };
 
 /** A caller-supplied ticket runs in read mode only: nothing may be written back for it. */
 export function checkCallerMode(origin: TicketOrigin, mode: string): void {

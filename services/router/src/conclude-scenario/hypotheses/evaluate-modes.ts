@@ -2,7 +2,7 @@ import { familyLabel } from '@aoc/metric-ontology';
 import { deviatesBadly, recovered } from '../family-rules';
 import { evaluateCondition, type ConditionResult } from './conditions';
 import { deviatingFamilies, queried, worst, type EvidenceContext } from './evidence-context';
-import { RANKING, conditionFamilies, type Clause, type Condition, type FailureMode } from './failure-modes.data';
+import { RANKING, conditionFamilies, explainsMode, type Clause, type Condition, type FailureMode } from './failure-modes.data';
 
 /**
  * Tests failure modes against the evidence. A mode is `confirmed` when every clause of its
@@ -170,8 +170,8 @@ export interface RankingContext {
 export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: RankingContext): Hypothesis {
   const { symptoms, symptomStart } = rank;
   const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0, state: false, named: false, families: [] as string[], fit: 0, promise: 0 };
-  const refuting = mode.refutedBy.map((c) => evaluateCondition(c, ctx)).find((r) => r.result === 'holds');
-  if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.line] };
+  const refuting = mode.refutedBy.map((c) => ('allOf' in c ? evaluateAll(c.allOf, ctx) : evaluateOne(c, ctx))).find((r) => r.result === 'holds');
+  if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.lines.map((l) => l.line).join('; ')] };
   const clauses = mode.signature.map((c) => evaluateClause(c, ctx));
   const failed = clauses.find((c) => c.result === 'fails');
   if (failed) return { ...base, verdict: 'refuted', deciding: failed.lines.slice(0, 2).map((l) => l.line) };
@@ -234,7 +234,7 @@ export function evaluateModes(modes: readonly FailureMode[], ctx: EvidenceContex
   for (const h of all) if (fault && h.mode.id === 'healthy' && h.verdict === 'confirmed') Object.assign(h, { verdict: 'refuted', deciding: [`the evidence confirms ${fault.mode.name}: ${fault.deciding[0] ?? ''}`], score: 0 });
   const confirmed = all.filter((h) => h.verdict === 'confirmed').sort((a, b) => b.score - a.score);
   for (const h of confirmed) {
-    const by = confirmed.find((o) => o !== h && o.mode.explains.includes(h.mode.id) && !h.mode.explains.includes(o.mode.id) && canExplain(o, h));
+    const by = confirmed.find((o) => o !== h && explainsMode(o.mode, h.mode.id, o.families) && !explainsMode(h.mode, o.mode.id, h.families) && canExplain(o, h));
     if (by) h.explainedBy = by.mode.id;
   }
   const order = (h: Hypothesis) => (h.verdict === 'confirmed' ? (h.explainedBy ? 1 : 0) : h.verdict === 'undetermined' ? 2 : 3);

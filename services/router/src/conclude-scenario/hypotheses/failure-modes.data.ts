@@ -119,12 +119,16 @@ export const FailureModeSchema = z
     signature: z.array(Clause).min(1).max(6),
     /** Conditions that strengthen a confirmed mode. */
     supporting: z.array(ConditionSchema).max(8).default([]),
-    /** Conditions that, when they hold, rule the mode out whatever the signature says. */
-    refutedBy: z.array(ConditionSchema).max(6).default([]),
+    /** Conditions (or conjunctions: writes rose, and before the lag) that, when they hold, rule the mode out whatever the signature says. */
+    refutedBy: z.array(z.union([ConditionSchema, AllOf])).max(6).default([]),
     /** Modes it is easily confused with and what tells them apart. */
     lookAlikes: z.array(z.object({ mode: ModeId, tell: Text }).strict()).max(6).default([]),
-    /** Modes whose evidence this one causes: when both hold, they are its effects, not causes of their own. */
-    explains: z.array(ModeId).max(8).default([]),
+    /**
+     * Modes whose evidence this one causes: when both hold, they are its effects, not causes of their
+     * own. `{ mode, when }` explains it only when this mode's deciding evidence reads one of `when`
+     * (added writes explain lock waits; added reads take no row locks).
+     */
+    explains: z.array(z.union([ModeId, z.object({ mode: ModeId, when: z.array(Family).min(1).max(8) }).strict()])).max(8).default([]),
     /** Statements (evidence in words) that would confirm or refute it where the channel is missing. */
     confirmsWith: Text,
     vocabulary: z.array(Word).min(2).max(16),
@@ -144,6 +148,16 @@ export const FailureModeSchema = z
   .strict();
 export type FailureMode = z.infer<typeof FailureModeSchema>;
 
+/** The mode an `explains` entry names. */
+export function explainedMode(e: string | { mode: string }): string {
+  return typeof e === 'string' ? e : e.mode;
+}
+
+/** Whether `cause`, decided by evidence about `families`, explains the mode `effect`. */
+export function explainsMode(cause: Pick<FailureMode, 'explains'>, effect: string, families: readonly string[]): boolean {
+  return cause.explains.some((e) => (typeof e === 'string' ? e === effect : e.mode === effect && e.when.some((f) => families.includes(f))));
+}
+
 export const FailureModesData = z
   .object({
     version: z.string().min(1).max(64),
@@ -159,7 +173,7 @@ export const FailureModesData = z
       ids.add(m.id);
     });
     data.modes.forEach((m, i) => {
-      for (const [key, refs] of [['lookAlikes', m.lookAlikes.map((l) => l.mode)], ['explains', m.explains]] as const) {
+      for (const [key, refs] of [['lookAlikes', m.lookAlikes.map((l) => l.mode)], ['explains', m.explains.map(explainedMode)]] as const) {
         refs.forEach((r, j) => {
           if (!ids.has(r)) ctx.addIssue({ code: 'custom', path: ['modes', i, key, j], message: `unknown mode ${r}` });
         });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { familySignals } from '../family-rules';
 import { evaluateCondition } from './conditions';
 import { buildContext } from './evidence-context';
-import { FAILURE_MODES, FailureModesData } from './failure-modes.data';
+import { FAILURE_MODES, FailureModesData, explainsMode } from './failure-modes.data';
 import type { Hypothesis } from './evaluate-modes';
 import { chooseLead, hypothesisBrief, testHypotheses } from './hypothesis-brief';
 import { familyPhrase, openEvidence } from './open-evidence';
@@ -290,8 +290,16 @@ describe('hypotheses', () => {
     expect(chooseLead([lagging], 'cpu', ['replication_lag'])?.mode.id).toBe('replication-lag-replica-capacity');
   });
 
+  it('added writes explain lock waits; added reads do not', () => {
+    const batch = FAILURE_MODES.find((m) => m.id === 'batch-job')!;
+    expect(explainsMode(batch, 'lock-contention', ['rows_written'])).toBe(true);
+    expect(explainsMode(batch, 'lock-contention', ['rows_read'])).toBe(false);
+    expect(explainsMode(batch, 'cpu-load', ['rows_read'])).toBe(true);
+    expect(() => FailureModesData.parse({ version: 'v', ranking: { magnitude: 0, coverage: 0, timing: 0, support: 0, order: 0 }, modes: [{ ...batch, explains: [{ mode: 'nope', when: ['rows_written'] }] }] })).toThrow(/unknown mode nope/);
+  });
+
   it('a level that was already bad before the window but is twice as bad now is an incident that grew, not a standing condition', () => {
-    const cond = { kind: 'level' as const, family: 'replication_lag', over: 'sustained' as const, atLeast: 30 };
+    const cond = { kind: 'level' as const, family: 'replication_lag' as const, over: 'sustained' as const, atLeast: 30 };
     const grew = evaluateCondition(cond, buildContext([metric({ family: 'replication_lag', unit: 'seconds', shape: [150, 180, 200, 240, 260, 300, 320, 325, 330, 320, 325, 330], prior: 148 })], WINDOW, null));
     expect(grew).toMatchObject({ result: 'holds', chronic: false, line: expect.stringMatching(/already at 148 s .* got 2\.2x worse/) });
     const standing = evaluateCondition(cond, buildContext([metric({ family: 'replication_lag', unit: 'seconds', shape: flat(160), prior: 148 })], WINDOW, null));
