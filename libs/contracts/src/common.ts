@@ -49,6 +49,16 @@ export const RunTrigger = z
   .describe('Why the run started; reports count initial and bot_assignment only');
 export type RunTrigger = z.infer<typeof RunTrigger>;
 
+/**
+ * Keys of tickets a caller sent in a request body rather than the ticket source: the router runs
+ * them under this namespace (read mode, no timeline revision), and reports never count their runs.
+ */
+export const CALLER_TICKET_KEY_PREFIX = 'adhoc-';
+
+export function isCallerTicketKey(key: string): boolean {
+  return key.startsWith(CALLER_TICKET_KEY_PREFIX);
+}
+
 export const Verdict = z
   .enum(['ai_better', 'equivalent', 'different_but_valid', 'human_better', 'not_compared'])
   .describe('Judge verdict of the AI answer against the human answer');

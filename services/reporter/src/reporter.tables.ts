@@ -1,3 +1,4 @@
+import { CALLER_TICKET_KEY_PREFIX, isCallerTicketKey } from '@aoc/contracts';
 import { quoteIdent } from '@aoc/persistence';
 
 /** The schema the reporter's handlers and reports use; `reporter` in the service, a private copy in benches and integration tests. */
@@ -56,10 +57,16 @@ export class ReporterTables {
 
 /**
  * Triggers whose runs the daily/weekly reports count: the autonomous entries. `continuation` (a
- * follow-up on a ticket already answered) and `replay` (not a production run) are never counted.
+ * follow-up on a ticket already answered) and `replay` (not a production run) are never counted,
+ * nor is a run of a ticket a caller sent in a request body (untrusted, unless an operator imported it).
  */
 export const COUNTED_TRIGGERS = ['initial', 'bot_assignment'] as const;
 
-export function isCountedTrigger(trigger: string): boolean {
-  return (COUNTED_TRIGGERS as readonly string[]).includes(trigger);
+export function isCountedRun(run: { trigger: string; ticketKey: string }): boolean {
+  return (COUNTED_TRIGGERS as readonly string[]).includes(run.trigger) && !isCallerTicketKey(run.ticketKey);
+}
+
+/** The same rule in SQL over a runs table aliased `alias` (constants only, no input). */
+export function countedRunSql(alias: string): string {
+  return `(${alias}."trigger" IN (${COUNTED_TRIGGERS.map((t) => `'${t}'`).join(', ')}) AND ${alias}."ticket_key" NOT LIKE '${CALLER_TICKET_KEY_PREFIX}%')`;
 }

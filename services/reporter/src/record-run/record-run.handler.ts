@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { payloadDigest } from '../payload-digest';
 import { ProjectAnswersHandler } from '../project-answers/project-answers.handler';
-import { isCountedTrigger, ReporterTables } from '../reporter.tables';
+import { isCountedRun, ReporterTables } from '../reporter.tables';
 
 /**
  * Records what reports are computed from. Each topic may arrive in any order, more than once and
@@ -45,7 +45,7 @@ export class RecordRunHandler {
     );
     if (inserted.length === 0) return;
     // Provider facts recorded before the publication learn now whether their run is counted.
-    if (isCountedTrigger(run.trigger)) {
+    if (isCountedRun(run)) {
       for (const table of [this.t.queryEvents, this.t.httpAttempts, this.t.systemEvents]) {
         await m.query(`UPDATE ${table} SET "counted" = true WHERE "run_id" = $1 AND NOT "counted"`, [run.runId]);
       }
@@ -117,8 +117,8 @@ export class RecordRunHandler {
   }
 
   private async replaceEvents(m: EntityManager, record: RunExecutionRecordedV1): Promise<void> {
-    const runs: { trigger: string }[] = await m.query(`SELECT "trigger" FROM ${this.t.runs} WHERE "run_id" = $1`, [record.runId]);
-    const counted = runs.length > 0 && isCountedTrigger(runs[0].trigger);
+    const runs: { trigger: string; ticket_key: string }[] = await m.query(`SELECT "trigger", "ticket_key" FROM ${this.t.runs} WHERE "run_id" = $1`, [record.runId]);
+    const counted = runs.length > 0 && isCountedRun({ trigger: runs[0].trigger, ticketKey: runs[0].ticket_key });
     const params = (events: unknown[]) => [record.runId, record.ticketKey, JSON.stringify(events), counted];
     for (const table of [this.t.queryEvents, this.t.httpAttempts, this.t.systemEvents]) await m.query(`DELETE FROM ${table} WHERE "run_id" = $1`, [record.runId]);
     if (record.providerQueryEvents.length > 0) {

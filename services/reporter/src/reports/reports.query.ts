@@ -1,6 +1,6 @@
 import { TicketKey, Verdict as VerdictSchema, type Verdict } from '@aoc/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
-import { isCountedTrigger, ReporterTables } from '../reporter.tables';
+import { isCountedRun, ReporterTables } from '../reporter.tables';
 import { dailyParams, healthParams, InvalidReportParamError, periodOf, weeklyParams, addDays, type ReportPeriod } from './report-period';
 import type {
   AnchorKind,
@@ -463,7 +463,7 @@ export class SqlReportsReader implements ReportsReader {
       evaluations: revisionsOf(r.answer_fingerprint),
       feedback: feedbackByRun.get(r.run_id) ?? [],
       mode: r.mode,
-      counted: isCountedTrigger(r.trigger),
+      counted: isCountedRun({ trigger: r.trigger, ticketKey: r.ticket_key }),
       anchor: { kind: r.anchor_kind ?? 'none', at: r.anchor_at?.toISOString() ?? null },
       humanReplyAt: r.human_reply_at?.toISOString() ?? null,
       evaluationId: r.evaluation_id,
