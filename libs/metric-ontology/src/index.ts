@@ -7,3 +7,4 @@ export type { LabelSplit, MetricAggregation, MetricClassification } from './clas
 export { sanitizeMetricName } from './sanitize';
 export { familiesInText, firstFamilyInText } from './families-in-text';
 export type { FamilyMention } from './families-in-text';
+export { formatValue } from './format-value';

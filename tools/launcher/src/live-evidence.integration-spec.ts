@@ -26,7 +26,7 @@ describe('live evidence from a real Prometheus through the executor', () => {
 
   it('grounds the answer in fetched facts and records the provider events', async () => {
     const { accepted, summary } = await runExample(platform, loadExample(join(BUNDLED_TICKETS, 'latency-regression.json')), 90000);
-    expect(summary.customerReplyMarkdown).toMatch(/p99 statement duration[^\n]*0\.049[^\n]*peak 0\.094 at 10:41Z/);
+    expect(summary.customerReplyMarkdown).toMatch(/p99 statement duration[^\n]*49 ms[^\n]*peak 94 ms at 10:41Z/);
     expect(summary.customerReplyMarkdown).toMatch(/statements per second[^\n]*peak 260/);
     const events: { query_id: string; outcome: string }[] = await platform.dataSource.query(`SELECT "query_id", "outcome" FROM "provider_executor"."provider_query_events" WHERE "run_id" = $1 ORDER BY "query_id"`, [accepted.runId]);
     expect(events).toEqual([

@@ -22,7 +22,7 @@ export async function runSkeletonScenario(platform: Platform, spans: InMemorySpa
   expect(summary.failureCodes).toEqual([]);
   expect(summary.decision).toBe('human_required');
   expect(summary.customerReplyMarkdown).toContain('tidb-prod-7f3a');
-  expect(summary.customerReplyMarkdown).toMatch(/p99 statement duration[^\n]*peak 0\.094 at 10:41Z/);
+  expect(summary.customerReplyMarkdown).toMatch(/p99 statement duration[^\n]*peak 94 ms at 10:41Z/);
   expect(summary.customerReplyMarkdown).toMatch(/Most likely cause: p99 latency rose 1\.94x .* 1\.3x rise in statement rate/);
   expect(summary.customerReplyMarkdown).toMatch(/Still to confirm: which statements make up the added load/);
   expect(summary.internalHandoffMarkdown).toContain('Not available from prometheus: statements with the most time or CPU');

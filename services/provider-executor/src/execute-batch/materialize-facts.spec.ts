@@ -58,7 +58,7 @@ describe('materializeFacts with anomaly scores', () => {
       [70, 2],
       [40, 60],
     ]);
-    expect(observations).toEqual(['CPU per instance on cluster=tidb-1 rose from a baseline median of 10 to 40 (robust z 60, shift at 10:41Z); the highest series on cluster=tidb-1 peaks at 90 at 10:40Z.']);
+    expect(observations).toEqual(['CPU per instance on cluster=tidb-1 rose from a baseline median of 10% to 40% (robust z 60, shift at 10:41Z); the highest series on cluster=tidb-1 peaks at 90% at 10:40Z.']);
     // Already among the top three: not repeated.
     const again = materializeFacts([planned('cpu', 'CPU per instance')], [complete('cpu', [calm('a', 90, 1), calm('b', 80, 9), calm('c', 70, 2), calm('d', 60, 0)])]);
     expect(again.facts).toHaveLength(3);
@@ -76,8 +76,8 @@ describe('materializeFacts with anomaly scores', () => {
     ]);
     expect(observations).toEqual([
       'p99 statement duration on cluster=tidb-1 rose from a baseline median of 0.04 to 0.09 (robust z 125, shift at 10:38Z); peak 0.09 at 10:40Z.',
-      'changefeed checkpoint lag on cluster=tidb-1 rose from a baseline median of 2 to 250 (robust z 12.4, shift at 10:38Z); peak 300 at 10:40Z.',
-      'statements per second: peak 1000 at 10:40Z (start 1000, end 1000, mean 1000) on cluster=tidb-1; no shift between the first and second half of the window (robust z 1.2).',
+      'changefeed checkpoint lag on cluster=tidb-1 rose from a baseline median of 2 s to 250 s (robust z 12.4, shift at 10:38Z); peak 300 s at 10:40Z.',
+      'statements per second: peak 1000/s at 10:40Z (start 1000/s, end 1000/s, mean 1000/s) on cluster=tidb-1; no shift between the first and second half of the window (robust z 1.2).',
       'recorded before scoring: peak 5 at 10:40Z (start 5, end 5, mean 5) on cluster=tidb-1.',
     ]);
   });
@@ -92,7 +92,7 @@ describe('materializeFacts with anomaly scores', () => {
     );
     expect(observations).toEqual([
       'p99 statement duration on cluster=tidb-1 rose above its baseline median of 0.04 (robust z 300, first at 10:45Z; recent median 0.041); peak 0.5 at 10:40Z.',
-      'statements per second on cluster=tidb-1 fell from a baseline median of 1000 to 300 (robust z 70, shift at 10:40Z); peak 1010 at 10:40Z.',
+      'statements per second on cluster=tidb-1 fell from a baseline median of 1000/s to 300/s (robust z 70, shift at 10:40Z); peak 1010/s at 10:40Z.',
     ]);
   });
 
@@ -106,7 +106,7 @@ describe('materializeFacts with anomaly scores', () => {
 
   it('names the highest robust z when no series shifts between the halves of the window', () => {
     const { observations } = materializeFacts([planned('cpu', 'CPU per instance')], [complete('cpu', [calm('a', 90, 1), calm('b', 88, 2.6)])]);
-    expect(observations).toEqual(['CPU per instance: peak 90 at 10:40Z (start 90, end 90, mean 90) on cluster=tidb-1; 2 series peak at similar levels; no series shifts between the first and second half of the window (highest robust z 2.6).']);
+    expect(observations).toEqual(['CPU per instance: peak 90% at 10:40Z (start 90%, end 90%, mean 90%) on cluster=tidb-1; 2 series peak at similar levels; no series shifts between the first and second half of the window (highest robust z 2.6).']);
   });
 });
 

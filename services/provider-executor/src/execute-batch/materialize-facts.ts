@@ -1,11 +1,11 @@
 import { EvidenceFactV1, type PlannedQueryV1 } from '@aoc/contracts';
-import { classifyMetric } from '@aoc/metric-ontology';
+import { classifyMetric, formatValue } from '@aoc/metric-ontology';
 import { ANOMALY_Z_THRESHOLD, mostAnomalousIndex, selectorLabels, type QueryEvidence } from '@aoc/providers';
 import { materializeEvents } from './materialize-events';
 import { materializeChannelNote, materializeLogs } from './materialize-logs';
 import { materializeMySqlStats } from './materialize-mysql-stats';
 import { materializePgStats } from './materialize-pg-stats';
-import { fmt, hhmm, labelText, noSeriesAtAll, queryMetricNames, seriesQuality, shapeText, StoredMetricResult, type StoredSeriesSummary as SeriesSummary } from './materialize-series';
+import { fmt as plainNumber, hhmm, labelText, noSeriesAtAll, queryMetricNames, seriesQuality, shapeText, StoredMetricResult, type StoredSeriesSummary as SeriesSummary } from './materialize-series';
 import { asSeriesResult, materializeStatements } from './materialize-statements';
 
 /** The longest string attribute a fact may carry (from the contract). */
@@ -49,15 +49,30 @@ function shapeAttributes(s: SeriesSummary): Record<string, string | number> {
  * bounded from below with the series extreme (max going up, min going down), which is exact when
  * the extreme lies in the recent window.
  */
-function deviationText(s: SeriesSummary): string | null {
+function deviationText(s: SeriesSummary, fmt: (n: number | null) => string): string | null {
   const { anomalyScore: score, baselineMedian: base, recentMedian: recent, direction } = s;
   if (typeof score !== 'number' || score < ANOMALY_Z_THRESHOLD || typeof base !== 'number' || typeof recent !== 'number' || !direction) return null;
   const extreme = direction === 'up' ? (s.max ?? base) - base : base - (s.min ?? base);
   const medianZ = extreme > 0 ? (Math.abs(recent - base) * score) / extreme : 0;
   const sustained = medianZ >= ANOMALY_Z_THRESHOLD && Math.sign(recent - base) === (direction === 'up' ? 1 : -1);
   return sustained
-    ? `${direction === 'up' ? 'rose' : 'fell'} from a baseline median of ${fmt(base)} to ${fmt(recent)} (robust z ${fmt(score)}, shift at ${hhmm(s.shiftAt ?? null)})`
-    : `${direction === 'up' ? 'rose above' : 'dropped below'} its baseline median of ${fmt(base)} (robust z ${fmt(score)}, first at ${hhmm(s.shiftAt ?? null)}; recent median ${fmt(recent)})`;
+    ? `${direction === 'up' ? 'rose' : 'fell'} from a baseline median of ${fmt(base)} to ${fmt(recent)} (robust z ${plainNumber(score)}, shift at ${hhmm(s.shiftAt ?? null)})`
+    : `${direction === 'up' ? 'rose above' : 'dropped below'} its baseline median of ${fmt(base)} (robust z ${plainNumber(score)}, first at ${hhmm(s.shiftAt ?? null)}; recent median ${fmt(recent)})`;
+}
+
+/** Units a customer reads with the number (`97%`, `12 MiB`, `310 ms`); counts and unknown units stay plain. */
+const SHOWN_UNITS: ReadonlySet<string> = new Set(['percent', 'ratio', 'bytes', 'bytes_per_second', 'seconds', 'per_second']);
+
+/**
+ * How an observation prints a query's values: in its family's unit when the query reads one metric
+ * (a query grouped by metric name may mix units), plain otherwise.
+ */
+function valueFormat(planned: PlannedQueryV1 | undefined, family: Record<string, string>): (n: number | null) => string {
+  const unit = family['unitKind'];
+  // CPU seconds per second are busy cores, not a duration: "3.6 s" would mislead.
+  if (!planned || !unit || !SHOWN_UNITS.has(unit) || planned.expression.includes('__name__') || (family['family'] === 'cpu' && unit === 'seconds')) return plainNumber;
+  const scale = Number(family['unitScale'] ?? 1);
+  return (n) => (n === null ? plainNumber(n) : formatValue(n * scale, unit));
 }
 
 /**
@@ -129,6 +144,7 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
       gaps.push(`${purpose} (${e.id}) returned a result this build cannot summarise`);
       continue;
     }
+    const fmt = valueFormat(planned, family);
     const top = metric.data.series.slice(0, 3);
     const mostIndex = mostAnomalousIndex(metric.data.series);
     const most = mostIndex === null ? null : metric.data.series[mostIndex];
@@ -157,22 +173,22 @@ export function materializeFacts(queries: readonly PlannedQueryV1[], evidence: r
     const lead = top[0];
     if (!lead) continue;
     const rise = lead.first !== null && lead.max !== null && lead.first > 0 ? lead.max / lead.first : null;
-    const change = rise !== null && rise >= 1.5 ? `, ${fmt(rise)}x its starting value` : '';
+    const change = rise !== null && rise >= 1.5 ? `, ${plainNumber(rise)}x its starting value` : '';
     const spread =
       metric.data.seriesCount > 1 && top[1] && top[1].max !== null && lead.max !== null && top[1].max > 0 && lead.max / top[1].max >= 1.5
         ? `; the next series peaks at ${fmt(top[1].max)}${labelText(top[1].labels) ? ` (${labelText(top[1].labels)})` : ''}`
         : metric.data.seriesCount > 1
           ? `; ${metric.data.seriesCount} series peak at similar levels`
           : '';
-    const deviation = most ? deviationText(most) : null;
+    const deviation = most ? deviationText(most, fmt) : null;
     const on = (s: SeriesSummary) => (labelText(s.labels) ? ` on ${labelText(s.labels)}` : '');
     // A series that rose yet scores low rose early: say so rather than "no shift", which reads as "flat".
     const calm =
       typeof most?.anomalyScore !== 'number'
         ? ''
         : change
-          ? `; the rise happened within the first half of the window, so it does not stand out against that half (${metric.data.seriesCount > 1 ? 'highest ' : ''}robust z ${fmt(most.anomalyScore)})`
-          : `; ${metric.data.seriesCount > 1 ? 'no series shifts between the first and second half of the window (highest robust z' : 'no shift between the first and second half of the window (robust z'} ${fmt(most.anomalyScore)})`;
+          ? `; the rise happened within the first half of the window, so it does not stand out against that half (${metric.data.seriesCount > 1 ? 'highest ' : ''}robust z ${plainNumber(most.anomalyScore)})`
+          : `; ${metric.data.seriesCount > 1 ? 'no series shifts between the first and second half of the window (highest robust z' : 'no shift between the first and second half of the window (robust z'} ${plainNumber(most.anomalyScore)})`;
     const text =
       most && deviation
         ? `${purpose}${on(most)} ${deviation}; ${most === lead ? 'peak' : `the highest series${on(lead)} peaks at`} ${fmt(lead.max)} at ${hhmm(lead.maxAt)}.`

@@ -1,5 +1,6 @@
 import type { EvidenceFactV1 } from '@aoc/contracts';
-import { concludeByFamily, formatValue } from './family-rules';
+import { formatValue } from '@aoc/metric-ontology';
+import { concludeByFamily } from './family-rules';
 
 const WINDOW = { from: '2026-11-30T13:00:00.000Z', to: '2026-11-30T14:00:00.000Z' };
 const at = (hhmm: string) => `2026-11-30T${hhmm}:00.000Z`;

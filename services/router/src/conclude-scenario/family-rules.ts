@@ -1,7 +1,8 @@
 import type { CausalStrength, EvidenceFactV1, Severity } from '@aoc/contracts';
-import { familyLabel } from '@aoc/metric-ontology';
+import { familyLabel, formatValue } from '@aoc/metric-ontology';
 import { signalState } from './hypotheses/signal-state';
 import { DEVIATION_THRESHOLD, DRIVES, MIN_RELATIVE_CHANGE, EFFECT_FAMILIES, EVENTS, FAMILY_ADVICE, FLOORS, LIMITS, NEGLIGIBLE, SESSION_MOVES, ONSET_WINDOW, RECOVERED_WITHIN, SATURATION, SIMULTANEITY, THROUGHPUT_FAMILIES } from './family-rules.data';
+
 
 /** The lead series of one metric query, as the family rules read it. */
 export interface FamilySignal {
@@ -114,32 +115,6 @@ export function familySignals(facts: readonly EvidenceFactV1[]): FamilySignal[] 
 /** Families a query asked for that came back with no series. */
 export function emptyFamilies(facts: readonly EvidenceFactV1[]): string[] {
   return [...new Set(facts.filter((f) => f.kind === 'count' && f.value === 0 && typeof f.attributes['family'] === 'string').map((f) => String(f.attributes['family'])))];
-}
-
-const round = (n: number, digits = 2) => {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-};
-
-/** A value in the unit its family uses, in words a customer reads. */
-export function formatValue(value: number | null, unit: string): string {
-  if (value === null) return 'n/a';
-  const abs = Math.abs(value);
-  if (unit === 'bytes' || unit === 'bytes_per_second') {
-    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-    let v = abs;
-    let i = 0;
-    while (v >= 1024 && i < units.length - 1) {
-      v /= 1024;
-      i++;
-    }
-    return `${value < 0 ? '-' : ''}${round(v, v >= 100 ? 0 : 1)} ${units[i]}${unit === 'bytes_per_second' ? '/s' : ''}`;
-  }
-  if (unit === 'percent') return `${round(value, abs >= 10 ? 0 : 1)}%`;
-  if (unit === 'ratio') return `${round(value * 100, 1)}%`;
-  if (unit === 'seconds') return abs < 1 && abs > 0 ? `${round(value * 1000, 0)} ms` : `${round(value, 1)} s`;
-  if (unit === 'per_second') return `${round(value, abs >= 100 ? 0 : 2)}/s`;
-  return abs >= 10_000 ? Math.round(value).toLocaleString('en-US') : String(round(value, abs >= 100 ? 0 : 2));
 }
 
 /** A raw value of a signal in its family's unit. */

@@ -1,6 +1,6 @@
-import { classifyMetric, familyLabel, isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
-import { BEYOND_BOUND, MIN_COUNT_CHANGE, clock, deviatesBadly, formatValue, recovered } from '../family-rules';
-import type { Condition } from './failure-modes.data';
+import { classifyMetric, familyLabel, formatValue, isMetricFamilyId, metricFamily } from '@aoc/metric-ontology';
+import { BEYOND_BOUND, MIN_COUNT_CHANGE, clock, deviatesBadly, recovered } from '../family-rules';
+import { logPatternWords, type Condition } from './failure-modes.data';
 import { largest, worst, worstInUnit, type EvidenceContext } from './evidence-context';
 import { changeFactor, extremeOf, hoursToBound, type SignalState } from './signal-state';
 
@@ -264,7 +264,7 @@ function eventOrLog(c: Extract<Condition, { kind: 'event' | 'log' }>, ctx: Evide
   if (ev) return { ...holds(null, `${ev.kind.replace(/_/g, ' ')} at ${clock(ev.at)} (${ev.text})`, 0.8, ev.at), lastAt: ev.at };
   const log = patterns.map((p) => [p, ctx.logPatterns.get(p)] as const).find(([, v]) => v !== undefined);
   if (log && log[1]) {
-    const text = `the database log shows ${log[1].count} "${log[0].replace(/_/g, ' ')}" line${log[1].count === 1 ? '' : 's'} from ${clock(log[1].at)}`;
+    const text = `the database log shows ${log[1].count} line${log[1].count === 1 ? '' : 's'} of ${logPatternWords(log[0])} from ${clock(log[1].at)}`;
     const floor = c.kind === 'log' ? (c.atLeast ?? 1) : 1;
     if (log[1].count < floor) return fails(null, `${text}, fewer than the ${floor} that would stand out from background noise`);
     // A restart or promotion the uptime metrics were measured for and do not show stands only with them.

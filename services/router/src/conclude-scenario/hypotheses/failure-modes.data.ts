@@ -163,6 +163,8 @@ export const FailureModesData = z
     version: z.string().min(1).max(64),
     /** Weights of the ranking of confirmed modes; they need not sum to one. */
     ranking: z.object({ magnitude: Share, coverage: Share, timing: Share, support: Share, order: Share }).strict(),
+    /** What each database-log pattern the providers report is, in an engineer's words (a pattern without an entry is quoted by name). */
+    logPatterns: z.record(z.string().regex(/^[a-z_]{1,40}$/), z.string().min(1).max(120)).default({}),
     modes: z.array(FailureModeSchema).min(1).max(60),
   })
   .strict()
@@ -187,6 +189,11 @@ const DATA = readVersionedData(FAILURE_MODES_PATH, FailureModesData);
 export const FAILURE_MODES_VERSION = DATA.version;
 export const FAILURE_MODES: readonly FailureMode[] = DATA.modes;
 export const RANKING = DATA.ranking;
+
+/** A log pattern in an engineer's words ("out-of-space errors"), else its name quoted. */
+export function logPatternWords(pattern: string): string {
+  return Object.hasOwn(DATA.logPatterns, pattern) ? DATA.logPatterns[pattern] : `"${pattern.replace(/_/g, ' ')}"`;
+}
 
 export function failureMode(id: string): FailureMode | undefined {
   return FAILURE_MODES.find((m) => m.id === id);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { familySignals } from '../family-rules';
 import { evaluateCondition } from './conditions';
 import { buildContext } from './evidence-context';
-import { FAILURE_MODES, FailureModesData, explainsMode } from './failure-modes.data';
+import { FAILURE_MODES, FailureModesData, explainsMode, logPatternWords } from './failure-modes.data';
 import type { Hypothesis } from './evaluate-modes';
 import { chooseLead, hypothesisBrief, testHypotheses } from './hypothesis-brief';
 import { familyPhrase, openEvidence } from './open-evidence';
@@ -76,6 +76,14 @@ describe('failure-mode catalogue', () => {
       expect(m.vocabulary.length).toBeGreaterThanOrEqual(2);
       expect(m.mitigation.length).toBeGreaterThan(20);
     }
+  });
+
+  it('says every log pattern a mode reads in an engineer\'s words, not by its internal name', () => {
+    const patterns = (c: unknown): string[] => (typeof c !== 'object' || c === null ? [] : Object.entries(c).flatMap(([k, v]) => (k === 'patterns' && Array.isArray(v) ? v.map(String) : Array.isArray(v) ? v.flatMap(patterns) : patterns(v))));
+    const used = new Set(FAILURE_MODES.flatMap((m) => [...patterns(m.signature), ...patterns(m.supporting), ...patterns(m.refutedBy)]));
+    expect(used.size).toBeGreaterThan(10);
+    for (const p of used) expect(logPatternWords(p)).not.toBe(`"${p.replace(/_/g, " ")}"`);
+    expect(logPatternWords('disk')).toMatch(/no space left on device/);
   });
 
   it('refuses an unknown family, an unknown look-alike and a duplicate id, naming the field', () => {
@@ -198,7 +206,7 @@ describe('hypotheses', () => {
     const traffic = metric({ family: 'network', unit: 'bytes_per_second', shape: flat(2e6), prior: 2e6 });
     const network = (n: number) => testHypotheses(thread('network', ['network']), [logsRead, traffic, resets(n)]).hypotheses.find((h) => h.mode.id === 'network');
     expect(network(1)?.verdict).toBe('refuted');
-    expect(evaluateCondition({ kind: 'log', patterns: ['connection'], atLeast: 5 }, buildContext([logsRead, resets(1)], WINDOW, null))).toMatchObject({ result: 'fails', line: expect.stringMatching(/1 "connection" line .*fewer than the 5/) });
+    expect(evaluateCondition({ kind: 'log', patterns: ['connection'], atLeast: 5 }, buildContext([logsRead, resets(1)], WINDOW, null))).toMatchObject({ result: 'fails', line: expect.stringMatching(/1 line of dropped or reset client connections .*fewer than the 5/) });
     expect(network(40)?.verdict).toBe('confirmed');
   });
 
