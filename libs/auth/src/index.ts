@@ -12,3 +12,4 @@ export * from './principal';
 export * from './roles';
 export * from './session-store';
 export * from './token-store';
+export * from './tenancy';

@@ -1,9 +1,10 @@
-import { Access, CurrentPrincipal, RateLimit, principalMay, type Principal } from '@aoc/auth';
+import { Access, CurrentPrincipal, RateLimit, principalMay, principalSeesTenant, type Principal, type Tenancy } from '@aoc/auth';
 import { AocError } from '@aoc/errors';
-import { BadRequestException, Body, ConflictException, Controller, ForbiddenException, HttpCode, NotFoundException, Post, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
+import { BadRequestException, Body, ConflictException, Controller, ForbiddenException, HttpCode, Inject, NotFoundException, Post, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
 import { ZodError } from 'zod';
 import { TicketIntakeService, type AnalyzeTicketAccepted, type PublishReadResult } from './ticket-intake.service';
 import type { TicketOrigin } from './ticket-origin';
+import { ROUTER_TENANCY } from '../router.tokens';
 
 /** Maps intake errors to HTTP: bad fields 400, unknown run 404, not yet publishable 409, other refusals 422, source down 503. */
 async function respond<T>(work: () => Promise<T>): Promise<T> {
@@ -43,10 +44,33 @@ function originOf(body: unknown, principal: Principal): TicketOrigin {
  * and returns the run id and its trace id. POST /v1/tickets/publish-read: writes a published
  * read-mode answer back to its ticket as one internal comment.
  */
+/** The ticket key a request is about: the key to read from the source, or the key of the ticket in the body. */
+function requestedKey(body: unknown): string | null {
+  const key = field(body, 'ticketKey');
+  const ticket = field(body, 'ticket');
+  const inBody = typeof ticket === 'object' && ticket !== null ? (ticket as Record<string, unknown>)['key'] : undefined;
+  return typeof key === 'string' ? key : typeof inBody === 'string' ? inBody : null;
+}
+
+/**
+ * A ticket belongs to the tenant its project is filed under; a caller sees only its own tenant's
+ * tickets (an admin token may span all), and a project no tenant claims is refused, never guessed.
+ */
+export function checkTicketTenant(tenancy: Tenancy, principal: Principal, body: unknown): void {
+  const key = requestedKey(body);
+  if (key === null) return; // the schema refuses the request and names the field
+  const tenant = tenancy.tenantOfTicket(key);
+  if (tenant === null) throw new UnprocessableEntityException({ code: 'INTAKE.TENANT_UNKNOWN', message: `no tenant is configured for the project of ticket ${key.slice(0, 64)}; add it to AOC_TENANTS` });
+  if (!principalSeesTenant(principal, tenant)) throw new ForbiddenException({ code: 'AUTH.TENANT_FORBIDDEN', message: 'the ticket belongs to a tenant this credential may not act for' });
+}
+
 @Controller('v1/tickets')
 @Access('support')
 export class IntakeController {
-  constructor(private readonly intake: TicketIntakeService) {}
+  constructor(
+    private readonly intake: TicketIntakeService,
+    @Inject(ROUTER_TENANCY) private readonly tenancy: Tenancy,
+  ) {}
 
   @Post('analyze')
   @HttpCode(202)
@@ -60,12 +84,14 @@ export class IntakeController {
     if (field(body, 'import') === true && !principalMay(principal, 'operator')) {
       throw new ForbiddenException({ code: 'AUTH.FORBIDDEN', message: `importing a ticket with its history needs the operator role; the caller has ${principal.role}` });
     }
+    checkTicketTenant(this.tenancy, principal, body);
     return respond(() => this.intake.analyze(body as never, originOf(body, principal)));
   }
 
   @Post('publish-read')
   @HttpCode(200)
-  publishRead(@Body() body: unknown): Promise<PublishReadResult> {
+  publishRead(@Body() body: unknown, @CurrentPrincipal() principal: Principal): Promise<PublishReadResult> {
+    checkTicketTenant(this.tenancy, principal, body);
     return respond(() => this.intake.publishRead(body as never));
   }
 }

@@ -1,4 +1,5 @@
 import type { ModelPort } from '@aoc/agent-runtime';
+import type { Tenancy } from '@aoc/auth';
 import type { HandlerContext } from '@aoc/bus';
 import { Topics, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
 import { DATA_SOURCE, LOGGER } from '@aoc/service-host';
@@ -10,11 +11,12 @@ import { RunEntity } from '../persistence/run.entity';
 import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
 import { runDeadline, scenarioDeadline, type DeadlineOptions } from '../router-options';
 import { ROUTER_MODEL } from '../router-model';
-import { ROUTER_DEADLINES } from '../router.tokens';
+import { ROUTER_DEADLINES, ROUTER_TENANCY } from '../router.tokens';
 import { SCENARIO_CATALOG_VERSION } from './scenario-catalog';
 import { parseReportedOnset } from './reported-onset';
 import { routeTicket, type Routing } from './scenario-router.agent';
 import { visibleText } from './select-scenarios';
+import { confineToTenant, tenantInventories } from './tenant-targets';
 
 /**
  * Scenario Router: picks scenarios, entity, absolute window, provider and a reason for each,
@@ -27,11 +29,14 @@ export class SelectScenariosHandler {
     @Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(ROUTER_TENANCY) private readonly tenancy: Tenancy,
   ) {}
 
   /** The model call, outside the handler's transaction; targets resolve against the stored inventories. */
   async prepare(request: TicketAnalysisRequestedV1): Promise<Routing> {
-    return routeTicket(this.model, request, await loadInventories(this.dataSource.manager));
+    // A ticket resolves only to its own tenant's targets: another tenant's cluster is never a candidate.
+    const inventories = tenantInventories(await loadInventories(this.dataSource.manager), this.tenancy, request.ticketKey);
+    return confineToTenant(await routeTicket(this.model, request, inventories), this.tenancy, request.ticketKey);
   }
 
   async handle(request: TicketAnalysisRequestedV1, ctx: HandlerContext): Promise<void> {

@@ -69,7 +69,7 @@ export class WriteBackService {
       if (!run) return refuse('INTAKE.RUN_NOT_FOUND', `no run ${runId.slice(0, 128)}`);
       if (run.status !== 'published' || !run.answer) return refuse('INTAKE.RUN_NOT_PUBLISHED', `run ${runId} has not published an answer yet`);
       // publish-read names the issue and answer version it reviewed: a mismatch writes nothing.
-      if (expected && expected.ticketKey !== run.ticketKey) return refuse('INTAKE.RUN_MISMATCH', `run ${runId} answers ${run.ticketKey}, not ${expected.ticketKey}`);
+      if (expected && expected.ticketKey !== run.ticketKey) return refuse('INTAKE.RUN_MISMATCH', `run ${runId} does not answer ${expected.ticketKey}`);
       if (expected && expected.answerFingerprint !== run.answerFingerprint) return refuse('INTAKE.RUN_MISMATCH', `run ${runId} published another answer version than ${expected.answerFingerprint.slice(0, 12)}`);
       if (!this.source) return refuse('TICKET_SOURCE.NOT_CONFIGURED', 'no ticket source is configured (AOC_TICKET_SOURCE); nothing can be written back');
       const state = run.writeBack;
