@@ -1,5 +1,7 @@
 import { CALLER_TICKET_KEY_PREFIX } from '@aoc/contracts';
+import { ForbiddenException } from '@nestjs/common';
 import { z } from 'zod';
+import type { Principal } from './principal';
 import { ALL_TENANTS } from './roles';
 
 /**
@@ -38,6 +40,8 @@ export interface Tenancy {
   tenantOfTicket(ticketKey: string): string | null;
   /** Whether a tenant may be diagnosed on a provider target. */
   targetAllowed(tenant: string, target: string): boolean;
+  /** The ticket projects a tenant owns (multi-tenant only; empty for an unknown tenant). */
+  projectsOf(tenant: string): readonly string[];
 }
 
 /** The project of a ticket key (`OPS-123` → OPS), through a caller key's namespace (`adhoc-<hash>-OPS-123`). */
@@ -57,7 +61,7 @@ function globToRegExp(pattern: string): RegExp {
 
 export function createTenancy(config: TenantsConfig | undefined): Tenancy {
   if (!config || Object.keys(config).length === 0) {
-    return { multiTenant: false, tenantOfTicket: () => SINGLE_TENANT, targetAllowed: () => true };
+    return { multiTenant: false, tenantOfTicket: () => SINGLE_TENANT, targetAllowed: () => true, projectsOf: () => [] };
   }
   const byProject = new Map<string, string>();
   const targets = new Map<string, RegExp[]>();
@@ -72,6 +76,7 @@ export function createTenancy(config: TenantsConfig | undefined): Tenancy {
       return project === null ? null : (byProject.get(project) ?? null);
     },
     targetAllowed: (tenant, target) => (targets.get(tenant) ?? []).some((re) => re.test(target)),
+    projectsOf: (tenant) => (Object.hasOwn(config, tenant) ? config[tenant].ticketProjects : []),
   };
 }
 
@@ -94,4 +99,37 @@ export const tenancyConfigShape = {
 
 export function tenancyFromEnv(env: Record<string, string | undefined> = process.env): Tenancy {
   return createTenancy(z.object(tenancyConfigShape).parse({ AOC_TENANTS: env['AOC_TENANTS'] }).AOC_TENANTS);
+}
+
+/** Whether the principal sees every tenant's data: an admin token spanning `*`, or the one tenant of a single-tenant deployment. */
+export function seesEveryTenant(tenancy: Tenancy, principal: Principal): boolean {
+  return principal.tenant === ALL_TENANTS || (!tenancy.multiTenant && principal.tenant === SINGLE_TENANT);
+}
+
+/** Whether the principal may see a ticket (and its runs, answers and evaluations). */
+export function seesTicket(tenancy: Tenancy, principal: Principal, ticketKey: string): boolean {
+  return principal.tenant === ALL_TENANTS || tenancy.tenantOfTicket(ticketKey) === principal.tenant;
+}
+
+/**
+ * The ticket keys a principal sees, as a POSIX regular expression for SQL (case-insensitive: `"ticket_key" ~* $1`), or
+ * null when it sees them all. Built from configured project keys only (`[A-Z][A-Z0-9_]*`), never from
+ * request input.
+ */
+export function ticketKeyScope(tenancy: Tenancy, principal: Principal): string | null {
+  if (seesEveryTenant(tenancy, principal)) return null;
+  const projects = tenancy.projectsOf(principal.tenant);
+  // A tenant with no projects (or any tenant of a single-tenant deployment but its own) sees nothing.
+  if (projects.length === 0) return '^$';
+  return `^(${CALLER_TICKET_KEY_PREFIX}[0-9a-f]{8}-)?(${projects.join('|')})-[0-9]+$`;
+}
+
+/** Nest injection token of the process's `Tenancy` (each role registers it from `AOC_TENANTS` at boot). */
+export const TENANCY = Symbol('TENANCY');
+
+/** Figures over every tenant's tickets (reports, provider health, optimizer Focuses) need a principal that sees every tenant: 403 otherwise. */
+export function requireEveryTenant(tenancy: Tenancy, principal: Principal): void {
+  if (!seesEveryTenant(tenancy, principal)) {
+    throw new ForbiddenException({ code: 'AUTH.TENANT_FORBIDDEN', message: 'these figures span every tenant; they need a credential of the deployment\'s own tenant (or an admin spanning "*")' });
+  }
 }

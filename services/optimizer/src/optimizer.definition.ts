@@ -1,3 +1,4 @@
+import { TENANCY, tenancyFromEnv } from '@aoc/auth';
 import { Topics } from '@aoc/contracts';
 import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
@@ -36,7 +37,7 @@ export function createOptimizerDefinition(options: OptimizerDefinitionOptions = 
       module: OptimizerModule,
       imports: [RuntimeModule.forRoot(runtime)],
       controllers: [OptimizerBusController, FocusDashboardController],
-      providers: [CollectSignalsHandler, ...(scheduler ? [{ provide: SchedulerHost, useFactory: () => new SchedulerHost(runtime, scheduler.ports, scheduler.schedule) }] : [])],
+      providers: [CollectSignalsHandler, { provide: TENANCY, useFactory: () => tenancyFromEnv() }, ...(scheduler ? [{ provide: SchedulerHost, useFactory: () => new SchedulerHost(runtime, scheduler.ports, scheduler.schedule) }] : [])],
     }),
   };
 }

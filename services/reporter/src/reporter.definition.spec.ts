@@ -26,8 +26,9 @@ describe('reporter role: bus subscriptions and HTTP reports', () => {
   };
 
   let viewerToken = '';
-  const get = async (path: string): Promise<{ status: number; body: unknown }> => {
-    const response = await fetch(`${reporter.httpUrl}${path}`, { headers: { authorization: `Bearer ${viewerToken}` } });
+  let otherTenantToken: string;
+  const get = async (path: string, token = viewerToken): Promise<{ status: number; body: unknown }> => {
+    const response = await fetch(`${reporter.httpUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
     return { status: response.status, body: await response.json() };
   };
 
@@ -37,7 +38,9 @@ describe('reporter role: bus subscriptions and HTTP reports', () => {
     await migrateAuthStore(pg.url);
     dataSource = createServiceDataSource({ url: pg.url, schema: 'public', entities: [...(reporterDefinition.entities as never[]), ...AUTH_STORE.entities], poolSize: 1 });
     await dataSource.initialize();
-    viewerToken = (await new TokenStore(dataSource).create({ name: 'viewer', role: 'viewer', tenant: 'acme', createdBy: 'test' })).token;
+    // Without AOC_TENANTS the deployment has one tenant, `default`; a token of any other tenant sees none of it.
+    viewerToken = (await new TokenStore(dataSource).create({ name: 'viewer', role: 'viewer', tenant: 'default', createdBy: 'test' })).token;
+    otherTenantToken = (await new TokenStore(dataSource).create({ name: 'other', role: 'viewer', tenant: 'acme', createdBy: 'test' })).token;
     broker = new InMemoryBroker();
     for (const t of TOPIC_REGISTRY) {
       broker.createTopic(t.name, t.partitions);
@@ -116,6 +119,12 @@ describe('reporter role: bus subscriptions and HTTP reports', () => {
       ['e2', 'not_compared'],
     ]);
     expect(await reader.ticketTimeline('SUP-1')).toEqual([expect.objectContaining({ commentId: 'c1', authorRole: 'support', visibility: 'internal', visibleToAi: false, isFeedback: true })]);
+    // Another tenant's credential finds none of it: the ticket and run are "not found", the list is empty, the figures refused.
+    expect(await get('/v1/tickets/SUP-1/answers', otherTenantToken)).toMatchObject({ status: 404 });
+    expect(await get('/v1/runs/r1', otherTenantToken)).toMatchObject({ status: 404 });
+    expect(await get('/v1/runs', otherTenantToken)).toMatchObject({ status: 200, body: [] });
+    expect(await get('/v1/reports/daily?day=2026-11-20', otherTenantToken)).toMatchObject({ status: 403, body: { code: 'AUTH.TENANT_FORBIDDEN' } });
+    expect(await get('/v1/runs/r1')).toMatchObject({ status: 200, body: { ticketKey: 'SUP-1' } });
 
   }, 60000);
 

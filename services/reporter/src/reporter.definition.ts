@@ -1,3 +1,4 @@
+import { TENANCY, tenancyFromEnv } from '@aoc/auth';
 import { ReporterEvaluationRevisions1765200000000 } from './migrations/1765200000000-reporter-evaluation-revisions.migration';
 import { ReporterToolCalls1765100000000 } from './migrations/1765100000000-reporter-tool-calls.migration';
 import { ReporterAbstentionCode1765000000000 } from './migrations/1765000000000-reporter-abstention-code.migration';
@@ -40,6 +41,7 @@ export const reporterDefinition: ServiceDefinition = {
       RecordRunHandler,
       RecordTimelineHandler,
       RunSummaryQuery,
+      { provide: TENANCY, useFactory: () => tenancyFromEnv() },
       {
         provide: REPORTS_READER,
         useFactory: (dataSource: DataSource, tables: ReporterTables) => new SqlReportsReader(dataSource, tables),

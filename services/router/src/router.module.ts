@@ -1,5 +1,5 @@
 import type { ModelPort } from '@aoc/agent-runtime';
-import { tenancyFromEnv, type Tenancy } from '@aoc/auth';
+import { TENANCY, tenancyFromEnv, type Tenancy } from '@aoc/auth';
 import { RuntimeModule, type RoleRuntime } from '@aoc/service-host';
 import { TICKET_SOURCE, type TicketSource } from '@aoc/ticket-source';
 import { Module, type DynamicModule } from '@nestjs/common';
@@ -12,7 +12,7 @@ import { ReconcileRunHandler } from './reconcile-run/reconcile-run.handler';
 import { RouterBusController } from './router-bus.controller';
 import { ROUTER_MODEL } from './router-model';
 import type { DeadlineOptions } from './router-options';
-import { ROUTER_COLLECTOR, ROUTER_DEADLINES, ROUTER_TENANCY } from './router.tokens';
+import { ROUTER_COLLECTOR, ROUTER_DEADLINES } from './router.tokens';
 import type { CollectorOptions } from './collect-timelines/collector-options';
 import { TimelineCollector } from './collect-timelines/timeline-collector.service';
 import { TimelineCollectorWorker } from './collect-timelines/timeline-collector.worker';
@@ -51,7 +51,7 @@ export class RouterModule {
         { provide: ROUTER_COLLECTOR, useValue: options.collector },
         { provide: ROUTER_MODEL, useValue: options.model },
         { provide: ROUTER_DEADLINES, useValue: options.deadlines },
-        { provide: ROUTER_TENANCY, useValue: options.tenancy ?? tenancyFromEnv() },
+        { provide: TENANCY, useValue: options.tenancy ?? tenancyFromEnv() },
         { provide: TICKET_SOURCE, useValue: options.ticketSource },
       ],
       exports: [TicketIntakeService, DeadlineSweeper, TimelineCollector],

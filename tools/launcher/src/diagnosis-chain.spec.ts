@@ -115,8 +115,8 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
   it('serves analyze and publish-read over HTTP with the field or code named in every refusal', async () => {
     const base = platform.roles.get('router')?.httpUrl;
     const tokens = new TokenStore(platform.dataSource);
-    const support = (await tokens.create({ name: 'support', role: 'support', tenant: 'acme', createdBy: 'test' })).token;
-    const viewer = (await tokens.create({ name: 'viewer', role: 'viewer', tenant: 'acme', createdBy: 'test' })).token;
+    const support = (await tokens.create({ name: 'support', role: 'support', tenant: 'default', createdBy: 'test' })).token;
+    const viewer = (await tokens.create({ name: 'viewer', role: 'viewer', tenant: 'default', createdBy: 'test' })).token;
     const post = async (path: string, body: unknown, token = support) => {
       const res = await fetch(`${base}/v1/tickets/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -137,7 +137,7 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     expect(await post('publish-read', reviewed(adhoc.runId, adhoc))).toMatchObject({ status: 422, body: { code: 'INTAKE.UNTRUSTED_TICKET' } });
     expect(await post('analyze', { ...latency(), import: true })).toMatchObject({ status: 403, body: { code: 'AUTH.FORBIDDEN' } });
     // An operator may import it: the real key, and publish-read writes the internal comment.
-    const operator = (await tokens.create({ name: 'ops', role: 'operator', tenant: 'acme', createdBy: 'test' })).token;
+    const operator = (await tokens.create({ name: 'ops', role: 'operator', tenant: 'default', createdBy: 'test' })).token;
     const accepted = await post('analyze', { ...latency(), import: true }, operator);
     expect(accepted).toMatchObject({ status: 202, body: { ticketKey: 'SUP-1042' } });
     const run = await waitForRun(platform, String(accepted.body['runId']), 'published');

@@ -1,4 +1,4 @@
-import { Access } from '@aoc/auth';
+import { Access, CurrentPrincipal, TENANCY, requireEveryTenant, type Principal, type Tenancy } from '@aoc/auth';
 import { DATA_SOURCE } from '@aoc/service-host';
 import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
@@ -9,11 +9,17 @@ import { renderFocus, renderFocusList } from './focus.view';
 const HtmlPage = (): MethodDecorator => applyDecorators(Header('content-type', 'text/html; charset=utf-8'), Header('x-content-type-options', 'nosniff'), Header('cache-control', 'no-store'));
 const FOCUS_ID = /^focus-[0-9a-f]{12}$/;
 
-/** The optimizer's read-only pages and JSON: Focuses, their cases, checkpoints and gate tables. */
+/**
+ * The optimizer's read-only pages and JSON: Focuses, their cases, checkpoints and gate tables. A
+ * Focus gathers cases of many tickets, so only a principal that sees every tenant reads these.
+ */
 @Controller()
 @Access('viewer')
 export class FocusDashboardController {
-  constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {}
+  constructor(
+    @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(TENANCY) private readonly tenancy: Tenancy,
+  ) {}
 
   private async one(focusId: string) {
     if (!FOCUS_ID.test(focusId)) throw new NotFoundException({ code: 'OPTIMIZER.FOCUS_NOT_FOUND', message: 'focusId: must be focus-<12 hex>' });
@@ -24,24 +30,28 @@ export class FocusDashboardController {
 
   @Get('focuses')
   @HtmlPage()
-  async list(): Promise<string> {
+  async list(@CurrentPrincipal() principal: Principal): Promise<string> {
+    requireEveryTenant(this.tenancy, principal);
     return renderFocusList(await focusesWithCheckpoints(this.dataSource.manager), await signals(this.dataSource.manager, { state: 'open' }));
   }
 
   @Get('focuses/:focusId')
   @HtmlPage()
-  async detail(@Param('focusId') focusId: string): Promise<string> {
+  async detail(@Param('focusId') focusId: string, @CurrentPrincipal() principal: Principal): Promise<string> {
+    requireEveryTenant(this.tenancy, principal);
     const { focus, checkpoints } = await this.one(focusId);
     return renderFocus(focus, checkpoints);
   }
 
   @Get('v1/focuses')
-  async listJson(): Promise<unknown> {
+  async listJson(@CurrentPrincipal() principal: Principal): Promise<unknown> {
+    requireEveryTenant(this.tenancy, principal);
     return { focuses: await focusesWithCheckpoints(this.dataSource.manager) };
   }
 
   @Get('v1/focuses/:focusId')
-  async detailJson(@Param('focusId') focusId: string): Promise<unknown> {
+  async detailJson(@Param('focusId') focusId: string, @CurrentPrincipal() principal: Principal): Promise<unknown> {
+    requireEveryTenant(this.tenancy, principal);
     return this.one(focusId);
   }
 }

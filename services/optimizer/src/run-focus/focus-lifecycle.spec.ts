@@ -1,3 +1,4 @@
+import { createTenancy, type Principal } from '@aoc/auth';
 import type { HandlerContext, UnitOfWork } from '@aoc/bus';
 import { OptimizerCandidateEnqueuedV2, type EvaluationJudgedV1, type RunPublishedV1, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
 import type { DataSource } from 'typeorm';
@@ -139,12 +140,16 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const kinds = (await checkpointsOf(ds.manager, first.focusId ?? '')).map((c) => c.kind);
     expect(kinds).toEqual(['selection', 'baseline', 'case_refresh', 'proposal', 'challenger', 'gate', 'attempt_review', 'candidate_enqueued']);
     // The pages show the Focus, its cases, checkpoints and gate table.
-    const pages = new FocusDashboardController(ds);
-    expect(await pages.list()).toContain(`href="/focuses/${first.focusId}"`);
-    const detail = await pages.detail(first.focusId ?? '');
+    const pages = new FocusDashboardController(ds, createTenancy(undefined));
+    const platform: Principal = { subject: 'token:p', role: 'viewer', tenant: 'default', credential: 'api_token' };
+    expect(await pages.list(platform)).toContain(`href="/focuses/${first.focusId}"`);
+    // A Focus gathers many tickets' cases: a credential of one tenant of a multi-tenant deployment does not read it.
+    const tenants = createTenancy({ acme: { ticketProjects: ['ACME'], targets: ['acme-*'] } });
+    await expect(new FocusDashboardController(ds, tenants).list({ ...platform, tenant: 'acme' })).rejects.toMatchObject({ status: 403 });
+    const detail = await pages.detail(first.focusId ?? '', platform);
     for (const text of ['Creation baseline', 'Attempt 1', 'candidate_enqueued', 'Gate <strong>accepted</strong>', '/drives/lock_waits', ...TICKETS]) expect(detail).toContain(text);
     expect(detail).toContain('&quot;');
-    await expect(pages.detail('focus-<script>')).rejects.toThrow(/focusId/);
+    await expect(pages.detail('focus-<script>', platform)).rejects.toThrow(/focusId/);
   }, 60000);
 
   it('adds the tickets\' own word to the scenario catalogue when no target even asked for the wanted family', async () => {
@@ -175,7 +180,7 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     expect(payload.gate.rows.filter((r) => r.blocking).map((r) => [r.caseId, r.transition])).toEqual([[TICKETS[0], 'fixed'], [TICKETS[1], 'fixed']]);
     const kinds = (await checkpointsOf(ds.manager, enqueued.focusId ?? '')).map((c) => c.kind);
     expect(kinds.filter((k) => k === 'case_blocked')).toHaveLength(1);
-    expect(await new FocusDashboardController(ds).detail(enqueued.focusId ?? '')).toContain(`Case blocked on this base: ${TICKETS[2]} (${TICKETS[2]}: replay failed: provider timeout)`);
+    expect(await new FocusDashboardController(ds, createTenancy(undefined)).detail(enqueued.focusId ?? '', { subject: 'token:p', role: 'viewer', tenant: '*', credential: 'api_token' })).toContain(`Case blocked on this base: ${TICKETS[2]} (${TICKETS[2]}: replay failed: provider timeout)`);
   }, 60000);
 
   it('drops a selection whose refs stopped being open while the selector ran', async () => {

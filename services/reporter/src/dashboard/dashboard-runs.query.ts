@@ -41,17 +41,23 @@ export class DashboardRunsQuery {
     private readonly tables: ReporterTables,
   ) {}
 
-  async page(limit: number, before?: string): Promise<RunListPage> {
+  /** `scope`: the ticket keys the caller sees (a case-insensitive regular expression), or null for all. */
+  async page(limit: number, before?: string, scope: string | null = null): Promise<RunListPage> {
     const { runs, executions, evaluations } = this.tables;
     const params: unknown[] = [limit + 1];
-    let where = '';
+    const conditions: string[] = [];
+    if (scope !== null) {
+      params.push(scope);
+      conditions.push(`p.ticket_key ~* $${params.length}`);
+    }
     if (before !== undefined) {
       const cursor: unknown[] = await this.dataSource.query(`SELECT 1 FROM ${runs} WHERE run_id = $1`, [before]);
       if (cursor.length === 0) throw new UnknownCursorError(`run ${before} is not known to the reporter`);
       params.push(before);
       // The cursor's timestamp stays in SQL so no precision is lost on a round trip through JS.
-      where = `WHERE (p.published_at, p.run_id) < ((SELECT published_at FROM ${runs} WHERE run_id = $2), $2)`;
+      conditions.push(`(p.published_at, p.run_id) < ((SELECT published_at FROM ${runs} WHERE run_id = $${params.length}), $${params.length})`);
     }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     // One extra row tells whether an older page exists without a count query.
     const raw: RawRunRow[] = await this.dataSource.query(
       `SELECT p.run_id, p.ticket_key, p.trigger, p.decision, p.published_at, x.evidence_status, e.verdict

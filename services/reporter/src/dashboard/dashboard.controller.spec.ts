@@ -1,3 +1,4 @@
+import { TENANCY, createTenancy, type Principal } from '@aoc/auth';
 import { DATA_SOURCE, LOGGER } from '@aoc/service-host';
 import type { Logger } from '@aoc/telemetry';
 import type { INestApplication } from '@nestjs/common';
@@ -40,9 +41,15 @@ describe('DashboardController (HTTP)', () => {
         { provide: RunSummaryQuery, useValue: summaries },
         { provide: REPORTS_READER, useValue: reader },
         { provide: LOGGER, useValue: logger },
+        { provide: TENANCY, useValue: createTenancy(undefined) },
       ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
+    // The auth guard (not mounted here) puts the caller on the request: the deployment's own tenant.
+    app.use((req: { principal?: Principal }, _res: unknown, next: () => void) => {
+      req.principal = { subject: 'token:t', role: 'viewer', tenant: 'default', credential: 'api_token' };
+      next();
+    });
     await app.listen(0, '127.0.0.1');
     base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   });

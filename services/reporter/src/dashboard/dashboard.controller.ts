@@ -1,10 +1,11 @@
-import { Access } from '@aoc/auth';
+import { Access, CurrentPrincipal, TENANCY, requireEveryTenant, ticketKeyScope, type Principal, type Tenancy } from '@aoc/auth';
 import { DATA_SOURCE } from '@aoc/service-host';
 import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param, Query, UseFilters } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { ReporterTables } from '../reporter.tables';
 import { REPORTS_READER, type ReportsReader } from '../reports/report.types';
 import { RunSummaryQuery } from '../run-summary/run-summary.query';
+import { requireTicket } from '../tenant-scope';
 import { DashboardErrorFilter } from './dashboard-error.filter';
 import { DashboardParamError, DEFAULT_RUNS_LIMIT, parseDailyQuery, parseProvidersQuery, parseRunId, parseRunsQuery, parseTicketKey, parseWeeklyQuery } from './dashboard-params';
 import { DashboardRunsQuery, UnknownCursorError } from './dashboard-runs.query';
@@ -29,6 +30,7 @@ export class DashboardController {
     tables: ReporterTables,
     private readonly summaries: RunSummaryQuery,
     @Inject(REPORTS_READER) private readonly reports: ReportsReader,
+    @Inject(TENANCY) private readonly tenancy: Tenancy,
   ) {
     // Built here rather than registered as a provider: the dashboard owns only its own folder.
     this.runs = new DashboardRunsQuery(dataSource, tables);
@@ -36,10 +38,10 @@ export class DashboardController {
 
   @Get()
   @HtmlPage()
-  async index(@Query() query: unknown): Promise<string> {
+  async index(@Query() query: unknown, @CurrentPrincipal() principal: Principal): Promise<string> {
     const { limit, before } = parseRunsQuery(query);
     try {
-      return renderRunsList(await this.runs.page(limit, before), { limit, before, defaultLimit: DEFAULT_RUNS_LIMIT });
+      return renderRunsList(await this.runs.page(limit, before, ticketKeyScope(this.tenancy, principal)), { limit, before, defaultLimit: DEFAULT_RUNS_LIMIT });
     } catch (error) {
       if (error instanceof UnknownCursorError) throw new DashboardParamError([{ field: 'before', message: 'names no run known to the reporter' }]);
       throw error;
@@ -48,35 +50,45 @@ export class DashboardController {
 
   @Get('runs/:runId')
   @HtmlPage()
-  async run(@Param('runId') runIdParam: string): Promise<string> {
+  async run(@Param('runId') runIdParam: string, @CurrentPrincipal() principal: Principal): Promise<string> {
     const runId = parseRunId(runIdParam);
+    const notFound = (): never => {
+      throw new NotFoundException(`Run ${runId} has not been published (yet).`);
+    };
     const summary = await this.summaries.find(runId);
-    if (!summary) throw new NotFoundException(`Run ${runId} has not been published (yet).`);
+    if (!summary) return notFound();
+    requireTicket(this.tenancy, principal, summary.ticketKey, notFound);
     return renderRunDetail(summary);
   }
 
   @Get('tickets/:ticketKey')
   @HtmlPage()
-  async ticket(@Param('ticketKey') ticketKeyParam: string): Promise<string> {
+  async ticket(@Param('ticketKey') ticketKeyParam: string, @CurrentPrincipal() principal: Principal): Promise<string> {
     const ticketKey = parseTicketKey(ticketKeyParam);
+    requireTicket(this.tenancy, principal, ticketKey, () => {
+      throw new NotFoundException(`No answers recorded for ticket ${ticketKey}.`);
+    });
     return renderTicket(ticketKey, await this.reports.answerVersions(ticketKey), await this.reports.ticketTimeline(ticketKey));
   }
 
   @Get('reports/daily')
   @HtmlPage()
-  async daily(@Query() query: unknown): Promise<string> {
+  async daily(@Query() query: unknown, @CurrentPrincipal() principal: Principal): Promise<string> {
+    requireEveryTenant(this.tenancy, principal);
     return renderDailyReport(await this.reports.daily(parseDailyQuery(query, new Date())));
   }
 
   @Get('reports/weekly')
   @HtmlPage()
-  async weekly(@Query() query: unknown): Promise<string> {
+  async weekly(@Query() query: unknown, @CurrentPrincipal() principal: Principal): Promise<string> {
+    requireEveryTenant(this.tenancy, principal);
     return renderWeeklyReport(await this.reports.weekly(parseWeeklyQuery(query, new Date())));
   }
 
   @Get('providers')
   @HtmlPage()
-  async providers(@Query() query: unknown): Promise<string> {
+  async providers(@Query() query: unknown, @CurrentPrincipal() principal: Principal): Promise<string> {
+    requireEveryTenant(this.tenancy, principal);
     const range = parseProvidersQuery(query, new Date());
     return renderProviders(range, await this.reports.providerHealth(range.from, range.to));
   }

@@ -1,7 +1,8 @@
-import { Access } from '@aoc/auth';
+import { Access, CurrentPrincipal, TENANCY, requireEveryTenant, type Principal, type Tenancy } from '@aoc/auth';
 import { TicketKey } from '@aoc/contracts';
 import { BadRequestException, Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { dailyParams, healthParams, InvalidReportParamError, weeklyParams } from './report-period';
+import { requireTicket, ticketNotFound } from '../tenant-scope';
 import { REPORTS_READER, type AnswerVersionView, type ProviderDayHealth, type QualityReport, type ReportsReader, type WeeklyReport } from './report.types';
 
 /** A repeated query parameter (`?day=a&day=b`) arrives as an array; it is refused, not guessed. */
@@ -14,20 +15,26 @@ function single(field: string, value: unknown): unknown {
 @Controller('v1')
 @Access('viewer')
 export class ReportsController {
-  constructor(@Inject(REPORTS_READER) private readonly reports: ReportsReader) {}
+  constructor(
+    @Inject(REPORTS_READER) private readonly reports: ReportsReader,
+    @Inject(TENANCY) private readonly tenancy: Tenancy,
+  ) {}
 
   @Get('reports/daily')
-  daily(@Query('day') day: unknown): Promise<QualityReport> {
+  daily(@Query('day') day: unknown, @CurrentPrincipal() principal: Principal): Promise<QualityReport> {
+    requireEveryTenant(this.tenancy, principal);
     return this.guard(() => this.reports.daily(dailyParams(single('day', day)).day));
   }
 
   @Get('reports/weekly')
-  weekly(@Query('weekStart') weekStart: unknown): Promise<WeeklyReport> {
+  weekly(@Query('weekStart') weekStart: unknown, @CurrentPrincipal() principal: Principal): Promise<WeeklyReport> {
+    requireEveryTenant(this.tenancy, principal);
     return this.guard(() => this.reports.weekly(weeklyParams(single('weekStart', weekStart)).weekStart));
   }
 
   @Get('providers/health')
-  providerHealth(@Query('from') from: unknown, @Query('to') to: unknown): Promise<ProviderDayHealth[]> {
+  providerHealth(@Query('from') from: unknown, @Query('to') to: unknown, @CurrentPrincipal() principal: Principal): Promise<ProviderDayHealth[]> {
+    requireEveryTenant(this.tenancy, principal);
     return this.guard(() => {
       const range = healthParams(single('from', from), single('to', to));
       return this.reports.providerHealth(range.from, range.to);
@@ -35,10 +42,11 @@ export class ReportsController {
   }
 
   @Get('tickets/:ticketKey/answers')
-  answers(@Param('ticketKey') ticketKey: string): Promise<AnswerVersionView[]> {
+  answers(@Param('ticketKey') ticketKey: string, @CurrentPrincipal() principal: Principal): Promise<AnswerVersionView[]> {
     return this.guard(() => {
       const parsed = TicketKey.safeParse(ticketKey);
       if (!parsed.success) throw new InvalidReportParamError('ticketKey', parsed.error.issues[0]?.message ?? 'is invalid');
+      requireTicket(this.tenancy, principal, parsed.data, () => ticketNotFound(parsed.data));
       return this.reports.answerVersions(parsed.data);
     });
   }

@@ -1,21 +1,29 @@
-import { Access } from '@aoc/auth';
-import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
+import { Access, CurrentPrincipal, TENANCY, ticketKeyScope, type Principal, type Tenancy } from '@aoc/auth';
+import { Controller, Get, Inject, NotFoundException, Param, Query } from '@nestjs/common';
+import { requireTicket } from '../tenant-scope';
 import { RunSummaryQuery, type RunSummary } from './run-summary.query';
 
 @Controller('v1/runs')
 @Access('viewer')
 export class RunSummaryController {
-  constructor(private readonly runs: RunSummaryQuery) {}
+  constructor(
+    private readonly runs: RunSummaryQuery,
+    @Inject(TENANCY) private readonly tenancy: Tenancy,
+  ) {}
 
   @Get()
-  list(@Query('limit') limit?: string): ReturnType<RunSummaryQuery['list']> {
-    return this.runs.list(limit ? Number(limit) || 50 : 50);
+  list(@CurrentPrincipal() principal: Principal, @Query('limit') limit?: string): ReturnType<RunSummaryQuery['list']> {
+    return this.runs.list(limit ? Number(limit) || 50 : 50, ticketKeyScope(this.tenancy, principal));
   }
 
   @Get(':runId')
-  async get(@Param('runId') runId: string): Promise<RunSummary> {
+  async get(@Param('runId') runId: string, @CurrentPrincipal() principal: Principal): Promise<RunSummary> {
+    const notFound = (): never => {
+      throw new NotFoundException({ code: 'REPORTER.RUN_NOT_FOUND', message: `run ${runId.slice(0, 128)} has not been published (yet)` });
+    };
     const summary = await this.runs.find(runId);
-    if (!summary) throw new NotFoundException({ code: 'REPORTER.RUN_NOT_FOUND', message: `run ${runId} has not been published (yet)` });
+    if (!summary) return notFound();
+    requireTicket(this.tenancy, principal, summary.ticketKey, notFound);
     return summary;
   }
 }

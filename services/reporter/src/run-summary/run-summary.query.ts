@@ -49,8 +49,11 @@ export class RunSummaryQuery {
     };
   }
 
-  async list(limit = 50): Promise<{ runId: string; ticketKey: string; decision: string; publishedAt: string }[]> {
-    const runs = await this.dataSource.manager.find(PublishedRunEntity, { order: { publishedAt: 'DESC' }, take: Math.min(Math.max(limit, 1), 500) });
+  /** `scope`: the ticket keys the caller sees (a case-insensitive regular expression), or null for all. */
+  async list(limit = 50, scope: string | null = null): Promise<{ runId: string; ticketKey: string; decision: string; publishedAt: string }[]> {
+    const query = this.dataSource.manager.createQueryBuilder(PublishedRunEntity, 'r').orderBy('r.publishedAt', 'DESC').take(Math.min(Math.max(limit, 1), 500));
+    if (scope !== null) query.where('r.ticketKey ~* :scope', { scope });
+    const runs = await query.getMany();
     return runs.map((r) => ({ runId: r.runId, ticketKey: r.ticketKey, decision: r.decision, publishedAt: r.publishedAt.toISOString() }));
   }
 }

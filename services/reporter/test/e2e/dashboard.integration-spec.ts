@@ -57,7 +57,7 @@ describe('reporter dashboard in a browser', () => {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     // Sign in as a browser does: the token into the sign-in form, a session cookie back.
-    const { token } = await new TokenStore(platform.dataSource).create({ name: 'dashboard-test', role: 'viewer', tenant: 'acme', createdBy: 'test' });
+    const { token } = await new TokenStore(platform.dataSource).create({ name: 'dashboard-test', role: 'viewer', tenant: 'default', createdBy: 'test' });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     expect(await open('/')).toBe(200);
     expect(page.url()).toBe(`${baseUrl}/auth/sign-in`);

@@ -181,8 +181,8 @@ describe('timeline collector', () => {
 
   it('backfills over HTTP (at most 500, operators only) and names a bad field', async () => {
     const tokens = new TokenStore(dataSource);
-    const operator = (await tokens.create({ name: 'ops', role: 'operator', tenant: 'acme', createdBy: 'test' })).token;
-    const support = (await tokens.create({ name: 'support', role: 'support', tenant: 'acme', createdBy: 'test' })).token;
+    const operator = (await tokens.create({ name: 'ops', role: 'operator', tenant: 'default', createdBy: 'test' })).token;
+    const support = (await tokens.create({ name: 'support', role: 'support', tenant: 'default', createdBy: 'test' })).token;
     const headers = (token: string) => ({ 'content-type': 'application/json', authorization: `Bearer ${token}` });
     const anonymous = await fetch(`${router.httpUrl}/v1/timelines/collect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(anonymous.status).toBe(401);

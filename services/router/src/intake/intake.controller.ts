@@ -1,10 +1,9 @@
-import { Access, CurrentPrincipal, RateLimit, principalMay, principalSeesTenant, type Principal, type Tenancy } from '@aoc/auth';
+import { Access, CurrentPrincipal, RateLimit, TENANCY, principalMay, principalSeesTenant, type Principal, type Tenancy } from '@aoc/auth';
 import { AocError } from '@aoc/errors';
 import { BadRequestException, Body, ConflictException, Controller, ForbiddenException, HttpCode, Inject, NotFoundException, Post, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
 import { ZodError } from 'zod';
 import { TicketIntakeService, type AnalyzeTicketAccepted, type PublishReadResult } from './ticket-intake.service';
 import type { TicketOrigin } from './ticket-origin';
-import { ROUTER_TENANCY } from '../router.tokens';
 
 /** Maps intake errors to HTTP: bad fields 400, unknown run 404, not yet publishable 409, other refusals 422, source down 503. */
 async function respond<T>(work: () => Promise<T>): Promise<T> {
@@ -69,7 +68,7 @@ export function checkTicketTenant(tenancy: Tenancy, principal: Principal, body: 
 export class IntakeController {
   constructor(
     private readonly intake: TicketIntakeService,
-    @Inject(ROUTER_TENANCY) private readonly tenancy: Tenancy,
+    @Inject(TENANCY) private readonly tenancy: Tenancy,
   ) {}
 
   @Post('analyze')

@@ -1,5 +1,5 @@
 import type { ModelPort } from '@aoc/agent-runtime';
-import type { Tenancy } from '@aoc/auth';
+import { TENANCY, type Tenancy } from '@aoc/auth';
 import type { HandlerContext } from '@aoc/bus';
 import { Topics, type TicketAnalysisRequestedV1 } from '@aoc/contracts';
 import { DATA_SOURCE, LOGGER } from '@aoc/service-host';
@@ -11,7 +11,7 @@ import { RunEntity } from '../persistence/run.entity';
 import { ScenarioThreadEntity } from '../persistence/scenario-thread.entity';
 import { runDeadline, scenarioDeadline, type DeadlineOptions } from '../router-options';
 import { ROUTER_MODEL } from '../router-model';
-import { ROUTER_DEADLINES, ROUTER_TENANCY } from '../router.tokens';
+import { ROUTER_DEADLINES } from '../router.tokens';
 import { SCENARIO_CATALOG_VERSION } from './scenario-catalog';
 import { parseReportedOnset } from './reported-onset';
 import { routeTicket, type Routing } from './scenario-router.agent';
@@ -29,7 +29,7 @@ export class SelectScenariosHandler {
     @Inject(ROUTER_DEADLINES) private readonly deadlines: DeadlineOptions,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
-    @Inject(ROUTER_TENANCY) private readonly tenancy: Tenancy,
+    @Inject(TENANCY) private readonly tenancy: Tenancy,
   ) {}
 
   /** The model call, outside the handler's transaction; targets resolve against the stored inventories. */
