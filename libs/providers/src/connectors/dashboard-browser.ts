@@ -5,7 +5,26 @@ import type { BrowserStorageState } from './storage-state-store';
 /** The system Chromium; Playwright never downloads a browser here. */
 export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = ['--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * Chromium's own sandbox stays on. Chromium cannot sandbox a process running as root, so there (a
+ * developer machine, this CI) it runs without: deployments run the roles as a non-root user.
+ */
+export function sandboxed(uid: number | undefined = process.getuid?.()): boolean {
+  return uid !== 0;
+}
+
+/** The http(s) origin a WebSocket URL belongs to (`wss://h:1/x` → `https://h:1`), or '' when it is no URL. */
+export function webSocketOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    const scheme = u.protocol === 'wss:' ? 'https:' : u.protocol === 'ws:' ? 'http:' : u.protocol;
+    return `${scheme}//${u.host}`;
+  } catch {
+    return '';
+  }
+}
 
 export interface RestrictedBrowser {
   browser: Browser;
@@ -17,7 +36,7 @@ export interface RestrictedBrowser {
 
 /**
  * Launches system Chromium with a fresh, isolated context (no shared profile) whose every request
- * outside `allowedOrigins` is aborted, so page scripts cannot reach any other host.
+ * and WebSocket outside `allowedOrigins` is aborted, so page scripts cannot reach any other host.
  */
 export async function openRestrictedBrowser(options: { executablePath?: string; allowedOrigins: readonly string[]; storageState: BrowserStorageState | null; signal?: AbortSignal }): Promise<RestrictedBrowser> {
   const allowed = new Set(options.allowedOrigins);
@@ -25,7 +44,7 @@ export async function openRestrictedBrowser(options: { executablePath?: string; 
   try {
     // Loaded on first use: importing the package never requires the browser driver.
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: options.executablePath ?? SYSTEM_CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
+    browser = await chromium.launch({ executablePath: options.executablePath ?? SYSTEM_CHROMIUM, args: CHROMIUM_ARGS, chromiumSandbox: sandboxed(), timeout: 30_000 });
   } catch (error) {
     throw new ProviderError('PROVIDER.UNREACHABLE', `the dashboard browser did not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }
@@ -56,6 +75,17 @@ export async function openRestrictedBrowser(options: { executablePath?: string; 
         await route.abort('blockedbyclient');
       }
     });
+    // Request routes never see WebSockets: they get the same origin check of their own.
+    await context.routeWebSocket(
+      () => true,
+      (ws) => {
+        if (allowed.has(webSocketOrigin(ws.url()))) ws.connectToServer();
+        else {
+          blocked++;
+          void ws.close({ code: 1008, reason: 'blocked' });
+        }
+      },
+    );
     return { browser, context, blocked: () => blocked, close };
   } catch (error) {
     await close();
