@@ -30,6 +30,8 @@ export const authConfigShape = {
   AOC_HTTP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(600),
   AOC_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
   AOC_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(7 * 24).default(12),
+  /** Days a role keeps its HTTP audit rows; older rows are deleted as new ones are written. */
+  AOC_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
 };
 
 export const authConfigSchema = z.object(authConfigShape).superRefine((c, ctx) => {
@@ -50,6 +52,7 @@ export interface AuthSettings {
   allowedOrigins: readonly string[];
   session: { idleMs: number; absoluteMs: number };
   rateLimitPerMinute: number;
+  auditRetentionMs: number;
 }
 
 export function authSettingsFrom(config: AuthConfig): AuthSettings {
@@ -75,6 +78,7 @@ export function authSettingsFrom(config: AuthConfig): AuthSettings {
     allowedOrigins: config.AOC_HTTP_ALLOWED_ORIGINS,
     session: { idleMs: config.AOC_SESSION_IDLE_MINUTES * 60_000, absoluteMs: config.AOC_SESSION_MAX_HOURS * 3_600_000 },
     rateLimitPerMinute: config.AOC_HTTP_RATE_LIMIT_PER_MINUTE,
+    auditRetentionMs: config.AOC_AUDIT_RETENTION_DAYS * 86_400_000,
   };
 }
 

@@ -52,11 +52,20 @@ interface AuditRow {
   status: number | string;
 }
 
-/** Writes and reads a role's audit table. */
+/** How often a process deletes the rows past retention: at most once an hour, on a write. */
+const PRUNE_EVERY_MS = 3_600_000;
+
+/** Writes and reads a role's audit table, and keeps it within its retention. */
 export class AuditLog {
   private readonly table: string;
+  private lastPrune = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly dataSource: DataSource, schema: string) {
+  constructor(
+    private readonly dataSource: DataSource,
+    schema: string,
+    private readonly retentionMs: number = 90 * 86_400_000,
+    private readonly now: () => number = Date.now,
+  ) {
     // TypeORM quotes each part of the path itself.
     this.table = `${schema}.${AUDIT_TABLE}`;
   }
@@ -68,6 +77,19 @@ export class AuditLog {
       .into(this.table, ['at', 'subject', 'tenant', 'role', 'action', 'target', 'status'])
       .values({ at: event.at, subject: event.subject, tenant: event.tenant, role: event.role, action: event.action, target: event.target, status: event.status })
       .execute();
+    if (this.now() - this.lastPrune >= PRUNE_EVERY_MS) await this.prune();
+  }
+
+  /** Deletes the rows older than the retention; returns how many went. */
+  async prune(): Promise<number> {
+    this.lastPrune = this.now();
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .delete()
+      .from(this.table)
+      .where('at < :before', { before: new Date(this.now() - this.retentionMs) })
+      .execute();
+    return result.affected ?? 0;
   }
 
   async recent(limit: number): Promise<AuditEvent[]> {

@@ -4,6 +4,7 @@ import { Body, Controller, Get, Module, Post, type DynamicModule, type INestAppl
 import { NestFactory } from '@nestjs/core';
 import { request } from 'node:http';
 import type { DataSource } from 'typeorm';
+import { AuditLog } from './audit';
 import { edgeModule, installHttpEdge } from './install-edge';
 
 @Controller('t')
@@ -210,6 +211,25 @@ describe('HTTP edge', () => {
     for (const token of Object.values(tokens)) expect(stored).not.toContain(token.slice(17));
     expect(stored).not.toContain('do-not-record');
     expect((await call('/v1/audit?limit=0', { token: tokens['admin'] })).json).toMatchObject({ status: 400, errors: [{ field: 'limit' }] });
+  });
+
+  it('keeps the audit table within its retention: rows past it go as new ones are written, at most once an hour', async () => {
+    let now = Date.parse('2026-12-03T12:00:00Z');
+    const log = new AuditLog(ds, 'probe', 30 * 86_400_000, () => now);
+    const event = (daysAgo: number) => ({ at: new Date(now - daysAgo * 86_400_000), subject: 'token:abc', tenant: 'acme', role: 'viewer', action: `GET /retention/${daysAgo}`, target: '', status: 200 });
+    const kept = async () => ((await ds.query(`SELECT action FROM probe.http_audit WHERE action LIKE 'GET /retention/%' ORDER BY action`)) as { action: string }[]).map((r) => r.action);
+    await ds.query(`INSERT INTO probe.http_audit (at, subject, action, target, status) VALUES (now() - interval '400 days', 'x', 'GET /retention/400', '', 200)`);
+    now = Date.now();
+    // The first write prunes: the 400-day row and the 31-day row it just wrote go.
+    await log.record(event(31));
+    expect(await kept()).toEqual([]);
+    // Within the hour no pass runs: an old row stays until the next one.
+    await log.record(event(1));
+    await log.record(event(40));
+    expect(await kept()).toEqual(['GET /retention/1', 'GET /retention/40']);
+    now += 3_600_000;
+    await log.record(event(0));
+    expect(await kept()).toEqual(['GET /retention/0', 'GET /retention/1']);
   });
 
   it('limits each principal\'s requests per route and minute', async () => {

@@ -37,7 +37,7 @@ export function edgeModule(roleModule: DynamicModule, deps: EdgeDeps): DynamicMo
     absoluteSessionMs: deps.settings.session.absoluteMs,
     oidc: oidcSignInOf(deps.settings),
   };
-  const audit = deps.auditSchema ? new AuditLog(deps.dataSource, deps.auditSchema) : null;
+  const audit = deps.auditSchema ? new AuditLog(deps.dataSource, deps.auditSchema, deps.settings.auditRetentionMs) : null;
   return {
     module: EdgeRootModule,
     imports: [roleModule],
