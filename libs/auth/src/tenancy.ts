@@ -1,4 +1,4 @@
-import { CALLER_TICKET_KEY_PREFIX } from '@aoc/contracts';
+import { CALLER_TICKET_KEY_PREFIX, innerTicketKey } from '@aoc/contracts';
 import { ForbiddenException } from '@nestjs/common';
 import { z } from 'zod';
 import type { Principal } from './principal';
@@ -46,8 +46,7 @@ export interface Tenancy {
 
 /** The project of a ticket key (`OPS-123` → OPS), through a caller key's namespace (`adhoc-<hash>-OPS-123`). */
 export function ticketProject(ticketKey: string): string | null {
-  const inner = ticketKey.startsWith(CALLER_TICKET_KEY_PREFIX) ? ticketKey.slice(CALLER_TICKET_KEY_PREFIX.length).replace(/^[0-9a-f]{8}-/, '') : ticketKey;
-  const m = /^([A-Za-z][A-Za-z0-9_]*)-\d+$/.exec(inner);
+  const m = /^([A-Za-z][A-Za-z0-9_]*)-\d+$/.exec(innerTicketKey(ticketKey));
   return m ? m[1].toUpperCase() : null;
 }
 

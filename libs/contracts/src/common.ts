@@ -59,6 +59,11 @@ export function isCallerTicketKey(key: string): boolean {
   return key.startsWith(CALLER_TICKET_KEY_PREFIX);
 }
 
+/** The key a caller sent, inside its namespaced key (`adhoc-<8 hex of the caller>-<key>`); other keys as they are. */
+export function innerTicketKey(key: string): string {
+  return isCallerTicketKey(key) ? key.slice(CALLER_TICKET_KEY_PREFIX.length).replace(/^[0-9a-f]{8}-/, '') : key;
+}
+
 export const Verdict = z
   .enum(['ai_better', 'equivalent', 'different_but_valid', 'human_better', 'not_compared'])
   .describe('Judge verdict of the AI answer against the human answer');

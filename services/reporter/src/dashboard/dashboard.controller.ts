@@ -1,11 +1,10 @@
-import { Access, CurrentPrincipal, TENANCY, requireEveryTenant, ticketKeyScope, type Principal, type Tenancy } from '@aoc/auth';
+import { Access, CurrentPrincipal, TENANCY, requireEveryTenant, seesTicket, ticketKeyScope, type Principal, type Tenancy } from '@aoc/auth';
 import { DATA_SOURCE } from '@aoc/service-host';
 import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param, Query, UseFilters } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { ReporterTables } from '../reporter.tables';
 import { REPORTS_READER, type ReportsReader } from '../reports/report.types';
 import { RunSummaryQuery } from '../run-summary/run-summary.query';
-import { requireTicket } from '../tenant-scope';
 import { DashboardErrorFilter } from './dashboard-error.filter';
 import { DashboardParamError, DEFAULT_RUNS_LIMIT, parseDailyQuery, parseProvidersQuery, parseRunId, parseRunsQuery, parseTicketKey, parseWeeklyQuery } from './dashboard-params';
 import { DashboardRunsQuery, UnknownCursorError } from './dashboard-runs.query';
@@ -52,12 +51,8 @@ export class DashboardController {
   @HtmlPage()
   async run(@Param('runId') runIdParam: string, @CurrentPrincipal() principal: Principal): Promise<string> {
     const runId = parseRunId(runIdParam);
-    const notFound = (): never => {
-      throw new NotFoundException(`Run ${runId} has not been published (yet).`);
-    };
     const summary = await this.summaries.find(runId);
-    if (!summary) return notFound();
-    requireTicket(this.tenancy, principal, summary.ticketKey, notFound);
+    if (!summary || !seesTicket(this.tenancy, principal, summary.ticketKey)) throw new NotFoundException(`Run ${runId} has not been published (yet).`);
     return renderRunDetail(summary);
   }
 
@@ -65,9 +60,7 @@ export class DashboardController {
   @HtmlPage()
   async ticket(@Param('ticketKey') ticketKeyParam: string, @CurrentPrincipal() principal: Principal): Promise<string> {
     const ticketKey = parseTicketKey(ticketKeyParam);
-    requireTicket(this.tenancy, principal, ticketKey, () => {
-      throw new NotFoundException(`No answers recorded for ticket ${ticketKey}.`);
-    });
+    if (!seesTicket(this.tenancy, principal, ticketKey)) throw new NotFoundException(`No answers recorded for ticket ${ticketKey}.`);
     return renderTicket(ticketKey, await this.reports.answerVersions(ticketKey), await this.reports.ticketTimeline(ticketKey));
   }
 

@@ -1,8 +1,7 @@
-import { Access, CurrentPrincipal, TENANCY, requireEveryTenant, type Principal, type Tenancy } from '@aoc/auth';
+import { Access, CurrentPrincipal, TENANCY, requireEveryTenant, seesTicket, type Principal, type Tenancy } from '@aoc/auth';
 import { TicketKey } from '@aoc/contracts';
-import { BadRequestException, Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { BadRequestException, Controller, Get, Inject, NotFoundException, Param, Query } from '@nestjs/common';
 import { dailyParams, healthParams, InvalidReportParamError, weeklyParams } from './report-period';
-import { requireTicket, ticketNotFound } from '../tenant-scope';
 import { REPORTS_READER, type AnswerVersionView, type ProviderDayHealth, type QualityReport, type ReportsReader, type WeeklyReport } from './report.types';
 
 /** A repeated query parameter (`?day=a&day=b`) arrives as an array; it is refused, not guessed. */
@@ -46,7 +45,8 @@ export class ReportsController {
     return this.guard(() => {
       const parsed = TicketKey.safeParse(ticketKey);
       if (!parsed.success) throw new InvalidReportParamError('ticketKey', parsed.error.issues[0]?.message ?? 'is invalid');
-      requireTicket(this.tenancy, principal, parsed.data, () => ticketNotFound(parsed.data));
+      // Another tenant's ticket is "not found": its existence does not leak.
+      if (!seesTicket(this.tenancy, principal, parsed.data)) throw new NotFoundException({ code: 'REPORTER.TICKET_NOT_FOUND', message: `no answers recorded for ticket ${parsed.data}` });
       return this.reports.answerVersions(parsed.data);
     });
   }

@@ -1,6 +1,5 @@
-import { Access, CurrentPrincipal, TENANCY, ticketKeyScope, type Principal, type Tenancy } from '@aoc/auth';
+import { Access, CurrentPrincipal, TENANCY, seesTicket, ticketKeyScope, type Principal, type Tenancy } from '@aoc/auth';
 import { Controller, Get, Inject, NotFoundException, Param, Query } from '@nestjs/common';
-import { requireTicket } from '../tenant-scope';
 import { RunSummaryQuery, type RunSummary } from './run-summary.query';
 
 @Controller('v1/runs')
@@ -18,12 +17,11 @@ export class RunSummaryController {
 
   @Get(':runId')
   async get(@Param('runId') runId: string, @CurrentPrincipal() principal: Principal): Promise<RunSummary> {
-    const notFound = (): never => {
-      throw new NotFoundException({ code: 'REPORTER.RUN_NOT_FOUND', message: `run ${runId.slice(0, 128)} has not been published (yet)` });
-    };
     const summary = await this.runs.find(runId);
-    if (!summary) return notFound();
-    requireTicket(this.tenancy, principal, summary.ticketKey, notFound);
+    // Another tenant's run is "not found": its existence does not leak.
+    if (!summary || !seesTicket(this.tenancy, principal, summary.ticketKey)) {
+      throw new NotFoundException({ code: 'REPORTER.RUN_NOT_FOUND', message: `run ${runId.slice(0, 128)} has not been published (yet)` });
+    }
     return summary;
   }
 }

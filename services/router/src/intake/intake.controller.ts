@@ -1,9 +1,11 @@
-import { Access, CurrentPrincipal, RateLimit, TENANCY, principalMay, principalSeesTenant, type Principal, type Tenancy } from '@aoc/auth';
+import { Access, CurrentPrincipal, RateLimit, TENANCY, principalMay, type Principal, type Tenancy } from '@aoc/auth';
 import { AocError } from '@aoc/errors';
 import { BadRequestException, Body, ConflictException, Controller, ForbiddenException, HttpCode, Inject, NotFoundException, Post, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
 import { ZodError } from 'zod';
 import { TicketIntakeService, type AnalyzeTicketAccepted, type PublishReadResult } from './ticket-intake.service';
 import type { TicketOrigin } from './ticket-origin';
+import { bodyField } from './request-body';
+import { checkTicketTenant } from './ticket-tenant';
 
 /** Maps intake errors to HTTP: bad fields 400, unknown run 404, not yet publishable 409, other refusals 422, source down 503. */
 async function respond<T>(work: () => Promise<T>): Promise<T> {
@@ -24,18 +26,14 @@ async function respond<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function field(body: unknown, name: string): unknown {
-  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
-}
-
 function isWriteMode(body: unknown): boolean {
-  return field(body, 'mode') === 'write';
+  return bodyField(body, 'mode') === 'write';
 }
 
 /** A ticket in the body is the caller's word unless an operator imports it; a key is read from the source. */
 function originOf(body: unknown, principal: Principal): TicketOrigin {
-  if (field(body, 'ticket') === undefined) return { kind: 'source' };
-  return field(body, 'import') === true ? { kind: 'import' } : { kind: 'caller', subject: principal.subject };
+  if (bodyField(body, 'ticket') === undefined) return { kind: 'source' };
+  return bodyField(body, 'import') === true ? { kind: 'import' } : { kind: 'caller', subject: principal.subject };
 }
 
 /**
@@ -43,26 +41,6 @@ function originOf(body: unknown, principal: Principal): TicketOrigin {
  * and returns the run id and its trace id. POST /v1/tickets/publish-read: writes a published
  * read-mode answer back to its ticket as one internal comment.
  */
-/** The ticket key a request is about: the key to read from the source, or the key of the ticket in the body. */
-function requestedKey(body: unknown): string | null {
-  const key = field(body, 'ticketKey');
-  const ticket = field(body, 'ticket');
-  const inBody = typeof ticket === 'object' && ticket !== null ? (ticket as Record<string, unknown>)['key'] : undefined;
-  return typeof key === 'string' ? key : typeof inBody === 'string' ? inBody : null;
-}
-
-/**
- * A ticket belongs to the tenant its project is filed under; a caller sees only its own tenant's
- * tickets (an admin token may span all), and a project no tenant claims is refused, never guessed.
- */
-export function checkTicketTenant(tenancy: Tenancy, principal: Principal, body: unknown): void {
-  const key = requestedKey(body);
-  if (key === null) return; // the schema refuses the request and names the field
-  const tenant = tenancy.tenantOfTicket(key);
-  if (tenant === null) throw new UnprocessableEntityException({ code: 'INTAKE.TENANT_UNKNOWN', message: `no tenant is configured for the project of ticket ${key.slice(0, 64)}; add it to AOC_TENANTS` });
-  if (!principalSeesTenant(principal, tenant)) throw new ForbiddenException({ code: 'AUTH.TENANT_FORBIDDEN', message: 'the ticket belongs to a tenant this credential may not act for' });
-}
-
 @Controller('v1/tickets')
 @Access('support')
 export class IntakeController {
@@ -80,7 +58,7 @@ export class IntakeController {
     if (isWriteMode(body) && !principalMay(principal, 'operator')) {
       throw new ForbiddenException({ code: 'AUTH.FORBIDDEN', message: `mode "write" needs the operator role; the caller has ${principal.role}` });
     }
-    if (field(body, 'import') === true && !principalMay(principal, 'operator')) {
+    if (bodyField(body, 'import') === true && !principalMay(principal, 'operator')) {
       throw new ForbiddenException({ code: 'AUTH.FORBIDDEN', message: `importing a ticket with its history needs the operator role; the caller has ${principal.role}` });
     }
     checkTicketTenant(this.tenancy, principal, body);

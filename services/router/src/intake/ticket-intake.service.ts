@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Bus } from '@aoc/bus';
-import { FrozenTicketV1, RunMode, RunTrigger, TicketKey, Topics, type TicketCommentV1, type TimelineCommentV1 } from '@aoc/contracts';
+import { FrozenTicketV1, RunMode, RunTrigger, TicketKey, Topics, isCallerTicketKey, type TicketCommentV1, type TimelineCommentV1 } from '@aoc/contracts';
 import { PermanentError } from '@aoc/errors';
 import { timelineFeedback } from '@aoc/feedback';
 import { BUS } from '@aoc/service-host';
@@ -13,7 +13,7 @@ import { DEFAULT_DEADLINES, runDeadline, type DeadlineOptions } from '../router-
 import { ROUTER_DEADLINES } from '../router.tokens';
 import { WriteBackService } from '../write-back/write-back.service';
 import { clipOversizedTicket } from './oversized-ticket';
-import { callerTicketKey, checkCallerMode, isCallerTicketKey, type TicketOrigin } from './ticket-origin';
+import { callerTicketKey, checkCallerMode, type TicketOrigin } from './ticket-origin';
 
 export const AnalyzeTicketRequest = z
   .object({

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CALLER_TICKET_KEY_PREFIX, isCallerTicketKey } from '@aoc/contracts';
+import { CALLER_TICKET_KEY_PREFIX } from '@aoc/contracts';
 import { PermanentError } from '@aoc/errors';
 
 /**
@@ -9,21 +9,18 @@ import { PermanentError } from '@aoc/errors';
  */
 export type TicketOrigin = { kind: 'source' } | { kind: 'import' } | { kind: 'caller'; subject: string };
 
-/** Keys of caller-supplied tickets start with this; no ticket source issues such keys. */
-export const CALLER_KEY_PREFIX = CALLER_TICKET_KEY_PREFIX;
 const MAX_KEY = 64;
 
 /**
  * The key a caller-supplied ticket runs under: its own namespace per principal, so a forged
- * body can never become a revision, a run or an answer of the real ticket with that key.
+ * body can never become a revision, a run or an answer of the real ticket with that key. The layout
+ * (`adhoc-<8 hex>-<key>`) is the contracts' `innerTicketKey`'s.
  */
 export function callerTicketKey(subject: string, key: string): string {
   const owner = createHash('sha256').update(subject).digest('hex').slice(0, 8);
-  const prefix = `${CALLER_KEY_PREFIX}${owner}-`;
+  const prefix = `${CALLER_TICKET_KEY_PREFIX}${owner}-`;
   return `${prefix}${key.slice(0, MAX_KEY - prefix.length)}`;
 }
-
-export { isCallerTicketKey };
 
 /** A caller-supplied ticket runs in read mode only: nothing may be written back for it. */
 export function checkCallerMode(origin: TicketOrigin, mode: string): void {

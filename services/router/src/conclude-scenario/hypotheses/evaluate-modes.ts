@@ -142,7 +142,6 @@ function familiesBack(families: readonly string[], ctx: EvidenceContext): boolea
   // A family that stayed steady (a discriminator such as "traffic stayed flat") says nothing of recovery.
   const states = families.map((f) => worst(ctx, f)).filter((st): st is NonNullable<typeof st> => st !== null && (st.elevatedAtStart || deviatesBadly(st.signal)));
   if (states.length === 0) return null;
-  if (states.some((st) => st.elevatedAtStart && !recovered(st.signal))) return false;
   return states.every((st) => recovered(st.signal));
 }
 
