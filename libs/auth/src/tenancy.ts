@@ -1,5 +1,5 @@
-import { CALLER_TICKET_KEY_PREFIX, innerTicketKey } from '@aoc/contracts';
-import { ForbiddenException } from '@nestjs/common';
+import { SINGLE_TENANT, TenantId, innerTicketKey } from '@aoc/contracts';
+import { BadRequestException, ForbiddenException } from '@nestjs/common';
 import { z } from 'zod';
 import type { Principal } from './principal';
 import { ALL_TENANTS } from './roles';
@@ -12,9 +12,6 @@ import { ALL_TENANTS } from './roles';
  * ticket and target. With it, a ticket of a project no tenant claims belongs to no one and is
  * refused (fail closed), and a tenant's tickets only resolve to its own targets.
  */
-export const SINGLE_TENANT = 'default';
-
-const TenantId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'lower-case letters, digits, "-" and "_"').refine((t) => t !== ALL_TENANTS, 'reserved');
 const Project = z.string().regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'a ticket project key such as OPS or ACME_DB');
 /** `*` matches any run of characters: `acme-*`, `1372813089209061633/*`. */
 const TargetPattern = z.string().min(1).max(200).regex(/^[^\s]+$/, 'no spaces');
@@ -110,25 +107,37 @@ export function seesTicket(tenancy: Tenancy, principal: Principal, ticketKey: st
   return principal.tenant === ALL_TENANTS || tenancy.tenantOfTicket(ticketKey) === principal.tenant;
 }
 
-/**
- * The ticket keys a principal sees, as a POSIX regular expression for SQL (case-insensitive: `"ticket_key" ~* $1`), or
- * null when it sees them all. Built from configured project keys only (`[A-Z][A-Z0-9_]*`), never from
- * request input.
- */
-export function ticketKeyScope(tenancy: Tenancy, principal: Principal): string | null {
-  if (seesEveryTenant(tenancy, principal)) return null;
-  const projects = tenancy.projectsOf(principal.tenant);
-  // A tenant with no projects (or any tenant of a single-tenant deployment but its own) sees nothing.
-  if (projects.length === 0) return '^$';
-  return `^(${CALLER_TICKET_KEY_PREFIX}[0-9a-f]{8}-)?(${projects.join('|')})-[0-9]+$`;
+/** The tenant a principal's reads are confined to, or null when it sees every tenant's records. */
+export function tenantScope(tenancy: Tenancy, principal: Principal): string | null {
+  return seesEveryTenant(tenancy, principal) ? null : principal.tenant;
+}
+
+/** Whether the principal may see a record of `tenant` (null: a ticket no configured tenant owns, seen only by those who see every tenant). */
+export function seesTenant(tenancy: Tenancy, principal: Principal, tenant: string | null): boolean {
+  const scope = tenantScope(tenancy, principal);
+  return scope === null || scope === tenant;
 }
 
 /** Nest injection token of the process's `Tenancy` (each role registers it from `AOC_TENANTS` at boot). */
 export const TENANCY = Symbol('TENANCY');
 
-/** Figures over every tenant's tickets (reports, provider health, optimizer Focuses) need a principal that sees every tenant: 403 otherwise. */
+/** An action over every tenant's tickets (a timeline collection pass) needs a principal that sees every tenant: 403 otherwise. */
 export function requireEveryTenant(tenancy: Tenancy, principal: Principal): void {
   if (!seesEveryTenant(tenancy, principal)) {
-    throw new ForbiddenException({ code: 'AUTH.TENANT_FORBIDDEN', message: 'these figures span every tenant; they need a credential of the deployment\'s own tenant (or an admin spanning "*")' });
+    throw new ForbiddenException({ code: 'AUTH.TENANT_FORBIDDEN', message: 'this action spans every tenant; it needs a credential of the deployment\'s own tenant (or an admin spanning "*")' });
   }
+}
+
+/**
+ * The tenant a report covers (null: every tenant). A principal confined to a tenant gets its own
+ * tenant's figures and may not name another; one who sees every tenant may name one (`?tenant=`)
+ * or leave it out for all of them.
+ */
+export function reportTenant(tenancy: Tenancy, principal: Principal, requested: unknown): string | null {
+  const scope = tenantScope(tenancy, principal);
+  if (requested === undefined || requested === '') return scope;
+  const parsed = TenantId.safeParse(requested);
+  if (!parsed.success) throw new BadRequestException({ code: 'AUTH.INVALID_TENANT', field: 'tenant', message: `tenant ${parsed.error.issues[0]?.message ?? 'is invalid'}` });
+  if (scope !== null && parsed.data !== scope) throw new ForbiddenException({ code: 'AUTH.TENANT_FORBIDDEN', message: 'this credential sees its own tenant\'s figures only' });
+  return parsed.data;
 }

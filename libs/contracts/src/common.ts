@@ -10,6 +10,17 @@ export const TicketKey = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'ticketKey must look like PROJ-123')
   .describe('Ticket key in the ticket source, e.g. SUP-1042');
+/** The tenant of a deployment without `AOC_TENANTS`: it owns every ticket and target. */
+export const SINGLE_TENANT = 'default';
+export const TenantId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'a tenant is lower-case letters, digits, "-" and "_"')
+  .describe('Tenant owning a ticket, taken from the ticket source (its project) at intake');
+/**
+ * The tenant a run belongs to: null when no configured tenant owns its ticket (seen by admins
+ * only). Messages written before tenants existed parse as the single tenant.
+ */
+export const RunTenant = TenantId.nullable().default(SINGLE_TENANT);
 export const ScenarioId = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'scenarioId must be a lower-case slug')

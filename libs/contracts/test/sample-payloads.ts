@@ -211,6 +211,7 @@ const diagnosisHandoffConsumed: DiagnosisHandoffConsumedV1 = {
 const runPublished: RunPublishedV1 = {
   runId: SAMPLE_RUN_ID,
   ticketKey: SAMPLE_TICKET_KEY,
+  tenant: 'default',
   mode: 'read',
   trigger: 'initial',
   publishedAt: '2025-01-01T11:02:00Z',

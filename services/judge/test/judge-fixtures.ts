@@ -51,6 +51,7 @@ export function runPublished(overrides: Partial<RunPublishedV1> = {}): RunPublis
   return {
     runId: 'run-1',
     ticketKey: TICKET_KEY,
+    tenant: 'default',
     mode: 'read',
     trigger: 'replay',
     publishedAt: '2026-11-29T10:01:00.000Z',

@@ -11,6 +11,7 @@ import { OptimizerQuestionDigest1765500000000 } from './migrations/1765500000000
 import { OptimizerParkedExecutions1765600000000 } from './migrations/1765600000000-optimizer-parked-executions.migration';
 import { OptimizerVersionQuestion1765700000000 } from './migrations/1765700000000-optimizer-version-question.migration';
 import { OptimizerHttpAudit1766000000000 } from './migrations/1766000000000-optimizer-http-audit.migration';
+import { OptimizerTenants1766100000000 } from './migrations/1766100000000-optimizer-tenants.migration';
 import { OptimizerBusController } from './optimizer-bus.controller';
 import type { Schedule } from './schedule/optimizer-schedule';
 import { SchedulerHost, type SchedulerPorts } from './schedule/scheduler-host';
@@ -30,7 +31,7 @@ export function createOptimizerDefinition(options: OptimizerDefinitionOptions = 
     publishes: [Topics.optimizerCandidateEnqueued, Topics.ticketAnalysisRequested],
     // Raw SQL through one store (persistence/): no entity classes.
     entities: [],
-    migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000, OptimizerVerdicts1765400000000, OptimizerQuestionDigest1765500000000, OptimizerParkedExecutions1765600000000, OptimizerVersionQuestion1765700000000, OptimizerHttpAudit1766000000000],
+    migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000, OptimizerVerdicts1765400000000, OptimizerQuestionDigest1765500000000, OptimizerParkedExecutions1765600000000, OptimizerVersionQuestion1765700000000, OptimizerHttpAudit1766000000000, OptimizerTenants1766100000000],
     // The Focus pages and JSON (read-only) when hosted alone.
     http: { defaultPort: 8086 },
     module: (runtime) => ({

@@ -119,11 +119,16 @@ describe('reporter role: bus subscriptions and HTTP reports', () => {
       ['e2', 'not_compared'],
     ]);
     expect(await reader.ticketTimeline('SUP-1')).toEqual([expect.objectContaining({ commentId: 'c1', authorRole: 'support', visibility: 'internal', visibleToAi: false, isFeedback: true })]);
-    // Another tenant's credential finds none of it: the ticket and run are "not found", the list is empty, the figures refused.
+    // Another tenant's credential finds none of it: the ticket and run are "not found", the list is empty, its figures count nothing.
     expect(await get('/v1/tickets/SUP-1/answers', otherTenantToken)).toMatchObject({ status: 404 });
     expect(await get('/v1/runs/r1', otherTenantToken)).toMatchObject({ status: 404 });
     expect(await get('/v1/runs', otherTenantToken)).toMatchObject({ status: 200, body: [] });
-    expect(await get('/v1/reports/daily?day=2026-11-20', otherTenantToken)).toMatchObject({ status: 403, body: { code: 'AUTH.TENANT_FORBIDDEN' } });
+    expect(await get('/v1/reports/daily?day=2026-11-20', otherTenantToken)).toMatchObject({ status: 200, body: { tenant: 'acme', runsCounted: 0, providerHealth: [] } });
+    expect(await get('/v1/providers/health?from=2026-11-20&to=2026-11-20', otherTenantToken)).toMatchObject({ status: 200, body: [] });
+    // It may not ask for another tenant's figures; the deployment's own tenant may name its tenant.
+    expect(await get('/v1/reports/daily?day=2026-11-20&tenant=default', otherTenantToken)).toMatchObject({ status: 403, body: { code: 'AUTH.TENANT_FORBIDDEN' } });
+    expect(await get('/v1/reports/daily?day=2026-11-20&tenant=default')).toMatchObject({ status: 200, body: { tenant: 'default', runsCounted: 1 } });
+    expect(await get('/v1/reports/daily?day=2026-11-20&tenant=NOT%20OK')).toMatchObject({ status: 400, body: { code: 'AUTH.INVALID_TENANT' } });
     expect(await get('/v1/runs/r1')).toMatchObject({ status: 200, body: { ticketKey: 'SUP-1' } });
 
   }, 60000);

@@ -10,12 +10,17 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ schema: 'reporter', name: 'published_runs' })
 @Index('reporter_runs_published_idx', ['publishedAt', 'runId'])
 @Index('reporter_runs_ticket_idx', ['ticketKey', 'publishedAt'])
+@Index('reporter_runs_tenant_idx', ['tenant', 'publishedAt', 'runId'])
 export class PublishedRunEntity {
   @PrimaryColumn({ name: 'run_id', type: 'text' })
   runId!: string;
 
   @Column({ name: 'ticket_key', type: 'text' })
   ticketKey!: string;
+
+  /** The tenant run.published names; null when no configured tenant owns the ticket. */
+  @Column({ type: 'text', nullable: true, default: 'default' })
+  tenant!: string | null;
 
   @Column({ type: 'text' })
   trigger!: string;
@@ -259,12 +264,17 @@ export class FeedbackBindingEntity {
 @Entity({ schema: 'reporter', name: 'answer_projections' })
 @Index('reporter_projections_ticket_idx', ['ticketKey'])
 @Index('reporter_projections_counted_idx', { synchronize: false })
+@Index('reporter_projections_tenant_counted_idx', { synchronize: false })
 export class AnswerProjectionEntity {
   @PrimaryColumn({ name: 'run_id', type: 'text' })
   runId!: string;
 
   @Column({ name: 'ticket_key', type: 'text' })
   ticketKey!: string;
+
+  /** The run's tenant (published_runs.tenant). */
+  @Column({ type: 'text', nullable: true, default: 'default' })
+  tenant!: string | null;
 
   @Column({ name: 'published_at', type: 'timestamptz' })
   publishedAt!: Date;

@@ -98,7 +98,7 @@ export function published(
   runId: string,
   ticketKey: string,
   publishedAt: string,
-  options: { trigger?: RunPublishedV1['trigger']; mode?: RunPublishedV1['mode']; answer?: string; decision?: RunPublishedV1['decision'] } = {},
+  options: { trigger?: RunPublishedV1['trigger']; mode?: RunPublishedV1['mode']; answer?: string; decision?: RunPublishedV1['decision']; tenant?: RunPublishedV1['tenant'] } = {},
 ): ReporterEvent {
   const answer = options.answer ?? runId;
   return {
@@ -106,6 +106,7 @@ export function published(
     payload: RunPublishedV1.parse({
       runId,
       ticketKey,
+      ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
       mode: options.mode ?? 'write',
       trigger: options.trigger ?? 'initial',
       publishedAt,

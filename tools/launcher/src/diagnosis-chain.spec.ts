@@ -152,6 +152,8 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     expect(summary.customerReplyMarkdown).toContain('the ID of the affected cluster');
     const published = payloads<RunPublishedV1>(platform, Topics.runPublished).find((p) => p.runId === accepted.runId);
     expect(published?.clarificationSimulation).toEqual({ required: true, requestedContext: ['the ID of the affected cluster', 'when the problem started (with time zone)'] });
+    // One tenant without AOC_TENANTS: it owns the run.
+    expect(published?.tenant).toBe('default');
     expect(payloads<EvidenceBatchPlannedV1>(platform, Topics.evidenceBatchPlanned).filter((p) => p.runId === accepted.runId).every((p) => p.queries.length === 0)).toBe(true);
   }, 120000);
 

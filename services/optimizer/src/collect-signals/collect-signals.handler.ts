@@ -22,6 +22,7 @@ export class CollectSignalsHandler {
     await saveAnswerVersion(ctx.manager, {
       runId: run.runId,
       ticketKey: run.ticketKey,
+      tenant: run.tenant,
       answerFingerprint: run.answerFingerprint,
       cutoff: run.cutoff,
       publishedAt: run.publishedAt,

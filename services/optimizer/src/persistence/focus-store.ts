@@ -17,6 +17,8 @@ export interface FocusRow {
   status: FocusStatus;
   signature: string;
   candidate: FocusCandidate;
+  /** The tenants of the tickets it gathered, sorted ('' for a ticket no configured tenant owns). */
+  tenants: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -37,14 +39,27 @@ export interface Checkpoint<P = unknown> {
 
 
 function toFocus(r: Record<string, unknown>): FocusRow {
-  return { focusId: String(r['focus_id']), focusDigest: String(r['focus_digest']), status: String(r['status']) as FocusStatus, signature: String(r['signature']), candidate: jsonValue<FocusCandidate>(r['candidate']), createdAt: isoValue(r['created_at']), updatedAt: isoValue(r['updated_at']) };
+  return { focusId: String(r['focus_id']), focusDigest: String(r['focus_digest']), status: String(r['status']) as FocusStatus, signature: String(r['signature']), candidate: jsonValue<FocusCandidate>(r['candidate']), tenants: (r['tenants'] as string[] | undefined) ?? [], createdAt: isoValue(r['created_at']), updatedAt: isoValue(r['updated_at']) };
+}
+
+/** Every ticket a Focus gathers: its targets' and its controls'. */
+function ticketsOf(c: FocusCandidate): string[] {
+  return [...new Set([...c.targets.map((t) => t.ticketKey), ...c.controls.map((t) => t.ticketKey)])];
+}
+
+/** Whether a Focus is seen by a principal confined to `tenant` (null: one who sees every tenant): only when all its tickets are that tenant's. */
+export function focusVisibleTo(focus: Pick<FocusRow, 'tenants'>, tenant: string | null): boolean {
+  return tenant === null || (focus.tenants.length === 1 && focus.tenants[0] === tenant);
 }
 
 /** Inserts the Focus once (same id: the existing row is returned). */
 export async function saveFocus(m: EntityManager, f: Pick<FocusRow, 'focusId' | 'focusDigest' | 'status' | 'signature' | 'candidate'>, at: Date): Promise<FocusRow> {
   await m.query(
-    `INSERT INTO "optimizer"."focuses" ("focus_id", "focus_digest", "status", "signature", "candidate", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5::jsonb, $6, $6) ON CONFLICT ("focus_id") DO NOTHING`,
-    [f.focusId, f.focusDigest, f.status, f.signature, JSON.stringify(f.candidate), at],
+    `INSERT INTO "optimizer"."focuses" ("focus_id", "focus_digest", "status", "signature", "candidate", "created_at", "updated_at", "tenants")
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $6,
+             ARRAY(SELECT DISTINCT coalesce(v."tenant", '') FROM "optimizer"."answer_versions" v WHERE v."ticket_key" = ANY($7::text[]) ORDER BY 1))
+     ON CONFLICT ("focus_id") DO NOTHING`,
+    [f.focusId, f.focusDigest, f.status, f.signature, JSON.stringify(f.candidate), at, ticketsOf(f.candidate)],
   );
   const row = await focusById(m, f.focusId);
   if (!row) throw new Error(`focus ${f.focusId} was not stored`);

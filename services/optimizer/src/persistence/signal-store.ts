@@ -1,4 +1,4 @@
-import type { RunExecutionRecordedV1, TimelineCommentV1 } from '@aoc/contracts';
+import { SINGLE_TENANT, type RunExecutionRecordedV1, type TimelineCommentV1 } from '@aoc/contracts';
 import type { FeedbackBinding } from '@aoc/feedback';
 import type { EntityManager } from 'typeorm';
 import type { ProblemSignalRef, SignalSource } from '../collect-signals/signal-refs';
@@ -13,6 +13,8 @@ import { isoOrNull, jsonValue } from './row-values';
 export interface AnswerVersionRow {
   runId: string;
   ticketKey: string;
+  /** The tenant run.published named (null: no configured tenant owns the ticket; absent: the single tenant). */
+  tenant?: string | null;
   answerFingerprint: string;
   cutoff: string | null;
   publishedAt: string;
@@ -45,9 +47,9 @@ export interface StoredSignal extends ProblemSignalRef {
 
 export async function saveAnswerVersion(m: EntityManager, v: AnswerVersionRow): Promise<void> {
   await m.query(
-    `INSERT INTO "optimizer"."answer_versions" ("run_id", "ticket_key", "answer_fingerprint", "cutoff", "published_at", "decision", "requested_context", "leading_family", "question_digest")
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) ON CONFLICT ("run_id") DO NOTHING`,
-    [v.runId, v.ticketKey, v.answerFingerprint, v.cutoff, v.publishedAt, v.decision, JSON.stringify(v.requestedContext), v.leadingFamily, v.questionDigest ?? null],
+    `INSERT INTO "optimizer"."answer_versions" ("run_id", "ticket_key", "answer_fingerprint", "cutoff", "published_at", "decision", "requested_context", "leading_family", "question_digest", "tenant")
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10) ON CONFLICT ("run_id") DO NOTHING`,
+    [v.runId, v.ticketKey, v.answerFingerprint, v.cutoff, v.publishedAt, v.decision, JSON.stringify(v.requestedContext), v.leadingFamily, v.questionDigest ?? null, v.tenant === undefined ? SINGLE_TENANT : v.tenant],
   );
 }
 
@@ -77,6 +79,7 @@ function toVersion(r: Record<string, unknown>): AnswerVersionRow {
   return {
     runId: String(r['run_id']),
     ticketKey: String(r['ticket_key']),
+    tenant: (r['tenant'] as string | null | undefined) ?? null,
     answerFingerprint: String(r['answer_fingerprint']),
     cutoff: isoOrNull(r['cutoff']),
     publishedAt: isoOrNull(r['published_at']) ?? '',
@@ -142,11 +145,15 @@ function toSignal(r: Record<string, unknown>): StoredSignal {
   };
 }
 
-export async function signals(m: EntityManager, filter: { state?: SignalState; ticketKey?: string } = {}): Promise<StoredSignal[]> {
+/** `tenant`: only refs of that tenant's tickets (a ticket's tenant is its answer versions'). */
+export async function signals(m: EntityManager, filter: { state?: SignalState; ticketKey?: string; tenant?: string } = {}): Promise<StoredSignal[]> {
   const where: string[] = [];
   const args: unknown[] = [];
   if (filter.state) where.push(`"state" = $${args.push(filter.state)}`);
   if (filter.ticketKey) where.push(`"ticket_key" = $${args.push(filter.ticketKey)}`);
+  if (filter.tenant !== undefined) {
+    where.push(`EXISTS (SELECT 1 FROM "optimizer"."answer_versions" v WHERE v."ticket_key" = "signal_refs"."ticket_key" AND v."tenant" = $${args.push(filter.tenant)})`);
+  }
   const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."signal_refs" ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY "ref"`, args);
   return rows.map(toSignal);
 }

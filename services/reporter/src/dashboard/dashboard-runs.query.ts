@@ -41,14 +41,14 @@ export class DashboardRunsQuery {
     private readonly tables: ReporterTables,
   ) {}
 
-  /** `scope`: the ticket keys the caller sees (a case-insensitive regular expression), or null for all. */
-  async page(limit: number, before?: string, scope: string | null = null): Promise<RunListPage> {
+  /** `tenant`: only that tenant's runs; null: every tenant's. */
+  async page(limit: number, before?: string, tenant: string | null = null): Promise<RunListPage> {
     const { runs, executions, evaluations } = this.tables;
     const params: unknown[] = [limit + 1];
     const conditions: string[] = [];
-    if (scope !== null) {
-      params.push(scope);
-      conditions.push(`p.ticket_key ~* $${params.length}`);
+    if (tenant !== null) {
+      params.push(tenant);
+      conditions.push(`p.tenant = $${params.length}`);
     }
     if (before !== undefined) {
       const cursor: unknown[] = await this.dataSource.query(`SELECT 1 FROM ${runs} WHERE run_id = $1`, [before]);

@@ -103,12 +103,15 @@ describe('DashboardController (HTTP)', () => {
 
   it('passes the requested or default period to the reports reader', async () => {
     expect((await get('/reports/daily?day=2026-11-20')).status).toBe(200);
-    expect(reader.daily).toHaveBeenLastCalledWith('2026-11-20');
+    expect(reader.daily).toHaveBeenLastCalledWith('2026-11-20', null);
+    // The deployment's own tenant sees every tenant's figures and may pick one.
+    expect((await get('/reports/daily?day=2026-11-20&tenant=acme')).status).toBe(200);
+    expect(reader.daily).toHaveBeenLastCalledWith('2026-11-20', 'acme');
     expect((await get('/reports/weekly')).status).toBe(200);
     const weekStart = reader.weekly.mock.calls.at(-1)?.at(0) as string | undefined;
     expect(new Date(`${weekStart}T00:00:00Z`).getUTCDay()).toBe(1);
     expect((await get('/providers?from=2026-11-18&to=2026-11-20')).status).toBe(200);
-    expect(reader.providerHealth).toHaveBeenLastCalledWith('2026-11-18', '2026-11-20');
+    expect(reader.providerHealth).toHaveBeenLastCalledWith('2026-11-18', '2026-11-20', null);
   });
 
   it('answers 400 pages naming the invalid report parameters', async () => {

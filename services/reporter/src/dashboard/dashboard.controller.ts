@@ -1,4 +1,4 @@
-import { Access, CurrentPrincipal, TENANCY, requireEveryTenant, seesTicket, ticketKeyScope, type Principal, type Tenancy } from '@aoc/auth';
+import { Access, CurrentPrincipal, TENANCY, reportTenant, seesTenant, seesTicket, tenantScope, type Principal, type Tenancy } from '@aoc/auth';
 import { DATA_SOURCE } from '@aoc/service-host';
 import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param, Query, UseFilters } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
@@ -40,7 +40,7 @@ export class DashboardController {
   async index(@Query() query: unknown, @CurrentPrincipal() principal: Principal): Promise<string> {
     const { limit, before } = parseRunsQuery(query);
     try {
-      return renderRunsList(await this.runs.page(limit, before, ticketKeyScope(this.tenancy, principal)), { limit, before, defaultLimit: DEFAULT_RUNS_LIMIT });
+      return renderRunsList(await this.runs.page(limit, before, tenantScope(this.tenancy, principal)), { limit, before, defaultLimit: DEFAULT_RUNS_LIMIT });
     } catch (error) {
       if (error instanceof UnknownCursorError) throw new DashboardParamError([{ field: 'before', message: 'names no run known to the reporter' }]);
       throw error;
@@ -52,7 +52,7 @@ export class DashboardController {
   async run(@Param('runId') runIdParam: string, @CurrentPrincipal() principal: Principal): Promise<string> {
     const runId = parseRunId(runIdParam);
     const summary = await this.summaries.find(runId);
-    if (!summary || !seesTicket(this.tenancy, principal, summary.ticketKey)) throw new NotFoundException(`Run ${runId} has not been published (yet).`);
+    if (!summary || !seesTenant(this.tenancy, principal, summary.tenant)) throw new NotFoundException(`Run ${runId} has not been published (yet).`);
     return renderRunDetail(summary);
   }
 
@@ -67,22 +67,25 @@ export class DashboardController {
   @Get('reports/daily')
   @HtmlPage()
   async daily(@Query() query: unknown, @CurrentPrincipal() principal: Principal): Promise<string> {
-    requireEveryTenant(this.tenancy, principal);
-    return renderDailyReport(await this.reports.daily(parseDailyQuery(query, new Date())));
+    return renderDailyReport(await this.reports.daily(parseDailyQuery(query, new Date()), this.tenantOf(query, principal)));
   }
 
   @Get('reports/weekly')
   @HtmlPage()
   async weekly(@Query() query: unknown, @CurrentPrincipal() principal: Principal): Promise<string> {
-    requireEveryTenant(this.tenancy, principal);
-    return renderWeeklyReport(await this.reports.weekly(parseWeeklyQuery(query, new Date())));
+    return renderWeeklyReport(await this.reports.weekly(parseWeeklyQuery(query, new Date()), this.tenantOf(query, principal)));
   }
 
   @Get('providers')
   @HtmlPage()
   async providers(@Query() query: unknown, @CurrentPrincipal() principal: Principal): Promise<string> {
-    requireEveryTenant(this.tenancy, principal);
     const range = parseProvidersQuery(query, new Date());
-    return renderProviders(range, await this.reports.providerHealth(range.from, range.to));
+    return renderProviders(range, await this.reports.providerHealth(range.from, range.to, this.tenantOf(query, principal)));
+  }
+
+  /** The tenant a report page covers: the caller's own, or the one an every-tenant caller names in `?tenant=`. */
+  private tenantOf(query: unknown, principal: Principal): string | null {
+    const requested = typeof query === 'object' && query !== null ? (query as Record<string, unknown>)['tenant'] : undefined;
+    return reportTenant(this.tenancy, principal, requested);
   }
 }

@@ -10,6 +10,7 @@ export function runSummaryFixture(overrides: Partial<RunSummary> = {}): RunSumma
   return {
     runId: 'run-1',
     ticketKey: 'SUP-1042',
+    tenant: 'default',
     decision: 'human_required',
     answerFingerprint: 'a'.repeat(64),
     publishedAt: '2026-11-20T11:05:00.000Z',
@@ -64,6 +65,7 @@ export function providerHealthFixture(): ProviderDayHealth[] {
 export function dailyReportFixture(overrides: Partial<QualityReport> = {}): QualityReport {
   return {
     period: { kind: 'daily', from: '2026-11-20', to: '2026-11-20' },
+    tenant: null,
     generatedAt: '2026-11-20T15:00:00.000Z',
     runsCounted: 3,
     quality: { good: 1, bad: 1, unknown: 1 },
@@ -83,6 +85,7 @@ export function dailyReportFixture(overrides: Partial<QualityReport> = {}): Qual
 export function emptyDailyReport(day: string): QualityReport {
   return {
     period: { kind: 'daily', from: day, to: day },
+    tenant: null,
     generatedAt: `${day}T00:00:00.000Z`,
     runsCounted: 0,
     quality: { good: 0, bad: 0, unknown: 0 },

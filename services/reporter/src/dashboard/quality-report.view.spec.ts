@@ -23,6 +23,14 @@ describe('renderDailyReport', () => {
     expect(page).toContain('<a href="/reports/daily" aria-current="page">Daily report</a>');
   });
 
+  it('says whose runs it counts and keeps a chosen tenant across the period links', () => {
+    expect(renderDailyReport(dailyReportFixture())).toContain('Every tenant.');
+    const page = renderDailyReport(dailyReportFixture({ tenant: 'acme' }));
+    expect(page).toContain('Tenant acme.');
+    expect(page).toContain('href="/reports/daily?day=2026-11-19&amp;tenant=acme"');
+    expect(page).toContain('<input type="hidden" name="tenant" value="acme">');
+  });
+
   it('has empty states for a day without data', () => {
     const page = renderDailyReport(emptyDailyReport('2026-11-22'));
     expect(page).toContain('No data for verdict distribution.');

@@ -6,15 +6,22 @@ import { href, html, type SafeHtml } from '@aoc/safe-html';
 import { addDays, daysBetween } from './shanghai-calendar';
 import { barChart } from './svg-charts';
 
+/** Whose runs a report counts, and the hidden field that keeps a chosen tenant across the period navigation. */
+function tenantScope(report: QualityReport): { note: string; tenant: string | undefined; field: SafeHtml | string } {
+  if (report.tenant === null) return { note: 'Every tenant.', tenant: undefined, field: '' };
+  return { note: `Tenant ${report.tenant}.`, tenant: report.tenant, field: html`<input type="hidden" name="tenant" value="${report.tenant}">` };
+}
+
 export function renderDailyReport(report: QualityReport): string {
   const day = report.period.from;
-  const nav = html`<form class="period" method="get" action="/reports/daily">
-<a href="${href(['reports', 'daily'], { day: addDays(day, -1) })}">← ${addDays(day, -1)}</a>
+  const scope = tenantScope(report);
+  const nav = html`<form class="period" method="get" action="/reports/daily">${scope.field}
+<a href="${href(['reports', 'daily'], { day: addDays(day, -1), tenant: scope.tenant })}">← ${addDays(day, -1)}</a>
 <label>Day <input type="date" name="day" value="${day}"></label><button type="submit">Show</button>
-<a href="${href(['reports', 'daily'], { day: addDays(day, 1) })}">${addDays(day, 1)} →</a>
+<a href="${href(['reports', 'daily'], { day: addDays(day, 1), tenant: scope.tenant })}">${addDays(day, 1)} →</a>
 </form>`;
   const body = html`<h1>Daily report · ${day}</h1>
-<p class="sub">Asia/Shanghai day ${day}. Runs counted: triggers initial and bot_assignment (continuations and replays excluded). Generated ${shanghaiTime(report.generatedAt)}.</p>
+<p class="sub">${scope.note} Asia/Shanghai day ${day}. Runs counted: triggers initial and bot_assignment (continuations and replays excluded). Generated ${shanghaiTime(report.generatedAt)}.</p>
 ${nav}
 ${reportSections(report)}`;
   return renderPage({ title: `Daily report ${day}`, section: 'daily', body });
@@ -22,13 +29,14 @@ ${reportSections(report)}`;
 
 export function renderWeeklyReport(report: WeeklyReport): string {
   const { from, to } = report.period;
-  const nav = html`<form class="period" method="get" action="/reports/weekly">
-<a href="${href(['reports', 'weekly'], { weekStart: addDays(from, -7) })}">← week of ${addDays(from, -7)}</a>
+  const scope = tenantScope(report);
+  const nav = html`<form class="period" method="get" action="/reports/weekly">${scope.field}
+<a href="${href(['reports', 'weekly'], { weekStart: addDays(from, -7), tenant: scope.tenant })}">← week of ${addDays(from, -7)}</a>
 <label>Week starting (Monday) <input type="date" name="weekStart" value="${from}"></label><button type="submit">Show</button>
-<a href="${href(['reports', 'weekly'], { weekStart: addDays(from, 7) })}">week of ${addDays(from, 7)} →</a>
+<a href="${href(['reports', 'weekly'], { weekStart: addDays(from, 7), tenant: scope.tenant })}">week of ${addDays(from, 7)} →</a>
 </form>`;
   const body = html`<h1>Weekly report · ${from} – ${to}</h1>
-<p class="sub">Asia/Shanghai days ${from} to ${to}. Runs counted: triggers initial and bot_assignment (continuations and replays excluded). Generated ${shanghaiTime(report.generatedAt)}.</p>
+<p class="sub">${scope.note} Asia/Shanghai days ${from} to ${to}. Runs counted: triggers initial and bot_assignment (continuations and replays excluded). Generated ${shanghaiTime(report.generatedAt)}.</p>
 ${nav}
 ${reportSections(report)}
 <h2 id="provider-5xx">Provider 5xx episodes</h2>

@@ -215,9 +215,9 @@ export class ProjectAnswersHandler {
   private async insertProjections(m: EntityManager, ticketKey: string, rows: ProjectionInput[]): Promise<void> {
     await m.query(
       `INSERT INTO ${this.t.projections}
-         ("run_id", "ticket_key", "published_at", "counted", "anchor_kind", "anchor_at", "human_reply_at", "evaluation_id", "verdict", "quality_score",
+         ("run_id", "ticket_key", "tenant", "published_at", "counted", "anchor_kind", "anchor_at", "human_reply_at", "evaluation_id", "verdict", "quality_score",
           "quality_source", "judge_review_requested", "has_feedback")
-       SELECT r."run_id", r."ticket_key", r."published_at", ${countedRunSql('r')}, a.kind, a.at, h.at,
+       SELECT r."run_id", r."ticket_key", r."tenant", r."published_at", ${countedRunSql('r')}, a.kind, a.at, h.at,
               j."evaluation_id", j."verdict", j."quality_score", j."quality_source", j."judge_review_requested",
               EXISTS (SELECT 1 FROM ${this.t.answerFeedback} f WHERE f."run_id" = r."run_id")
          FROM jsonb_to_recordset($2::jsonb) AS j("run_id" text, "evaluation_id" text, "verdict" text, "quality_score" smallint,

@@ -26,8 +26,8 @@ export class RecordRunHandler {
     await this.answers.lockTicket(m, run.ticketKey);
     const inserted: unknown[] = await m.query(
       `INSERT INTO ${this.t.runs}
-         ("run_id", "ticket_key", "trigger", "decision", "answer_fingerprint", "published_at", "customer_reply", "internal_handoff", "mode", "cutoff")
-       VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8, $9, $10::timestamptz)
+         ("run_id", "ticket_key", "trigger", "decision", "answer_fingerprint", "published_at", "customer_reply", "internal_handoff", "mode", "cutoff", "tenant")
+       VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8, $9, $10::timestamptz, $11)
        ON CONFLICT ("run_id") DO NOTHING
        RETURNING "run_id"`,
       [
@@ -41,6 +41,7 @@ export class RecordRunHandler {
         run.internalHandoffMarkdown,
         run.mode,
         run.cutoff,
+        run.tenant,
       ],
     );
     if (inserted.length === 0) return;

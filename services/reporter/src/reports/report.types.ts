@@ -72,6 +72,8 @@ export interface FunnelCounts {
 
 export interface QualityReport {
   period: { kind: 'daily' | 'weekly'; from: ShanghaiDate; to: ShanghaiDate };
+  /** The tenant whose runs the figures count; null: every tenant's. */
+  tenant: string | null;
   generatedAt: string;
   /** Runs counted: triggers initial and bot_assignment only (continuation excluded). */
   runsCounted: number;
@@ -170,9 +172,10 @@ export interface AnswerVersionView {
 
 /** What the dashboard and the HTTP API read; implemented over the reporter's tables. */
 export interface ReportsReader {
-  daily(day: ShanghaiDate): Promise<QualityReport>;
-  weekly(weekStart: ShanghaiDate): Promise<WeeklyReport>;
-  providerHealth(from: ShanghaiDate, to: ShanghaiDate): Promise<ProviderDayHealth[]>;
+  /** `tenant`: count only that tenant's runs (and the provider calls they made); null: every tenant's. */
+  daily(day: ShanghaiDate, tenant?: string | null): Promise<QualityReport>;
+  weekly(weekStart: ShanghaiDate, tenant?: string | null): Promise<WeeklyReport>;
+  providerHealth(from: ShanghaiDate, to: ShanghaiDate, tenant?: string | null): Promise<ProviderDayHealth[]>;
   answerVersions(ticketKey: string): Promise<AnswerVersionView[]>;
   /** The ticket's latest timeline (roles, visibility, visibleToAi), oldest first. */
   ticketTimeline(ticketKey: string): Promise<TimelineCommentView[]>;

@@ -1,4 +1,4 @@
-import { Access, CurrentPrincipal, TENANCY, requireEveryTenant, seesTicket, type Principal, type Tenancy } from '@aoc/auth';
+import { Access, CurrentPrincipal, TENANCY, reportTenant, seesTicket, type Principal, type Tenancy } from '@aoc/auth';
 import { TicketKey } from '@aoc/contracts';
 import { BadRequestException, Controller, Get, Inject, NotFoundException, Param, Query } from '@nestjs/common';
 import { dailyParams, healthParams, InvalidReportParamError, weeklyParams } from './report-period';
@@ -20,23 +20,21 @@ export class ReportsController {
   ) {}
 
   @Get('reports/daily')
-  daily(@Query('day') day: unknown, @CurrentPrincipal() principal: Principal): Promise<QualityReport> {
-    requireEveryTenant(this.tenancy, principal);
-    return this.guard(() => this.reports.daily(dailyParams(single('day', day)).day));
+  daily(@Query('day') day: unknown, @Query('tenant') tenant: unknown, @CurrentPrincipal() principal: Principal): Promise<QualityReport> {
+    return this.guard(() => this.reports.daily(dailyParams(single('day', day)).day, reportTenant(this.tenancy, principal, single('tenant', tenant))));
   }
 
   @Get('reports/weekly')
-  weekly(@Query('weekStart') weekStart: unknown, @CurrentPrincipal() principal: Principal): Promise<WeeklyReport> {
-    requireEveryTenant(this.tenancy, principal);
-    return this.guard(() => this.reports.weekly(weeklyParams(single('weekStart', weekStart)).weekStart));
+  weekly(@Query('weekStart') weekStart: unknown, @Query('tenant') tenant: unknown, @CurrentPrincipal() principal: Principal): Promise<WeeklyReport> {
+    return this.guard(() => this.reports.weekly(weeklyParams(single('weekStart', weekStart)).weekStart, reportTenant(this.tenancy, principal, single('tenant', tenant))));
   }
 
   @Get('providers/health')
-  providerHealth(@Query('from') from: unknown, @Query('to') to: unknown, @CurrentPrincipal() principal: Principal): Promise<ProviderDayHealth[]> {
-    requireEveryTenant(this.tenancy, principal);
+  providerHealth(@Query('from') from: unknown, @Query('to') to: unknown, @Query('tenant') tenant: unknown, @CurrentPrincipal() principal: Principal): Promise<ProviderDayHealth[]> {
     return this.guard(() => {
+      const scope = reportTenant(this.tenancy, principal, single('tenant', tenant));
       const range = healthParams(single('from', from), single('to', to));
-      return this.reports.providerHealth(range.from, range.to);
+      return this.reports.providerHealth(range.from, range.to, scope);
     });
   }
 

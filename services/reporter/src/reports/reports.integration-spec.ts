@@ -79,8 +79,11 @@ describe('reports on the real Postgres', () => {
         const rows: { 'QUERY PLAN': string }[] = await m.query(`EXPLAIN ${sql}`, params);
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       });
-    const counted = await plan(`WITH ${countedRunsSql(h.tables)} SELECT count(*) FROM counted`, ['2026-11-19T16:00:00Z', '2026-11-20T16:00:00Z']);
+    const counted = await plan(`WITH ${countedRunsSql(h.tables)} SELECT count(*) FROM counted`, ['2026-11-19T16:00:00Z', '2026-11-20T16:00:00Z', null]);
     expect(counted).toContain('reporter_projections_counted_idx');
+    // One tenant's report scans that tenant's own partial index.
+    const tenants = await plan(`WITH ${countedRunsSql(h.tables)} SELECT count(*) FROM counted`, ['2026-11-19T16:00:00Z', '2026-11-20T16:00:00Z', 'acme']);
+    expect(tenants).toContain('reporter_projections_tenant_counted_idx');
     for (const [table, index] of [
       [h.tables.queryEvents, 'reporter_query_events_day_idx'],
       [h.tables.httpAttempts, 'reporter_http_attempts_day_idx'],

@@ -35,10 +35,20 @@ const VERDICT_ORDER: readonly (Verdict | 'unjudged')[] = [...VerdictSchema.optio
  * already answered) and `replay` (not a production run) are excluded from every number of a
  * report. $1/$2 are the period's instants; served by the partial index reporter_projections_counted_idx.
  */
+/** `$n` is the tenant the figures cover, or NULL for every tenant (constants only, no input). */
+function tenantFilterSql(column: string, param: string): string {
+  return `(${param}::text IS NULL OR ${column} = ${param}::text)`;
+}
+
+/** A provider fact belongs to the tenant of its run. */
+function runOfTenantSql(t: ReporterTables, alias: string, param: string): string {
+  return `(${param}::text IS NULL OR ${alias}."run_id" IN (SELECT r."run_id" FROM ${t.runs} r WHERE r."tenant" = ${param}::text))`;
+}
+
 export function countedRunsSql(t: ReporterTables): string {
   return `counted AS (
     SELECT p.* FROM ${t.projections} p
-     WHERE p."counted" AND p."published_at" >= $1 AND p."published_at" < $2
+     WHERE p."counted" AND p."published_at" >= $1 AND p."published_at" < $2 AND ${tenantFilterSql('p."tenant"', '$3')}
   )`;
 }
 
@@ -146,20 +156,20 @@ export class SqlReportsReader implements ReportsReader {
     this.topGapLimit = options.topGaps ?? 10;
   }
 
-  async daily(day: ShanghaiDate): Promise<QualityReport> {
+  async daily(day: ShanghaiDate, tenant: string | null = null): Promise<QualityReport> {
     const params = dailyParams(day);
-    return this.snapshot((m) => this.quality(m, 'daily', periodOf(params.day, params.day)));
+    return this.snapshot((m) => this.quality(m, 'daily', periodOf(params.day, params.day), tenant));
   }
 
-  async weekly(weekStart: ShanghaiDate): Promise<WeeklyReport> {
+  async weekly(weekStart: ShanghaiDate, tenant: string | null = null): Promise<WeeklyReport> {
     const params = weeklyParams(weekStart);
     const period = periodOf(params.weekStart, addDays(params.weekStart, 6));
-    return this.snapshot(async (m) => ({ ...(await this.quality(m, 'weekly', period)), provider5xx: await this.provider5xx(m, period) }));
+    return this.snapshot(async (m) => ({ ...(await this.quality(m, 'weekly', period, tenant)), provider5xx: await this.provider5xx(m, period, tenant) }));
   }
 
-  async providerHealth(from: ShanghaiDate, to: ShanghaiDate): Promise<ProviderDayHealth[]> {
+  async providerHealth(from: ShanghaiDate, to: ShanghaiDate, tenant: string | null = null): Promise<ProviderDayHealth[]> {
     const params = healthParams(from, to);
-    return this.snapshot(async (m) => (await this.health(m, periodOf(params.from, params.to))).providers);
+    return this.snapshot(async (m) => (await this.health(m, periodOf(params.from, params.to), tenant)).providers);
   }
 
   async answerVersions(ticketKey: string): Promise<AnswerVersionView[]> {
@@ -183,8 +193,8 @@ export class SqlReportsReader implements ReportsReader {
     return this.dataSource.transaction('REPEATABLE READ', work);
   }
 
-  private async quality(m: EntityManager, kind: 'daily' | 'weekly', period: ReportPeriod): Promise<QualityReport> {
-    const bounds = [period.startsAt.toISOString(), period.endsBefore.toISOString()];
+  private async quality(m: EntityManager, kind: 'daily' | 'weekly', period: ReportPeriod, tenant: string | null): Promise<QualityReport> {
+    const bounds = [period.startsAt.toISOString(), period.endsBefore.toISOString(), tenant];
     const t = this.t;
     const [summary]: SummaryRow[] = await m.query(
       `WITH ${countedRunsSql(t)}
@@ -218,7 +228,7 @@ export class SqlReportsReader implements ReportsReader {
          ) g
         GROUP BY g.gap
         ORDER BY count(*) DESC, g.gap COLLATE "C" ASC
-        LIMIT $3`,
+        LIMIT $4`,
       [...bounds, this.topGapLimit],
     );
     const feedbackRows: { action: string; count: number }[] = await m.query(
@@ -240,7 +250,7 @@ export class SqlReportsReader implements ReportsReader {
         ORDER BY c."published_at", c."run_id" COLLATE "C"`,
       bounds,
     );
-    const health = await this.health(m, period);
+    const health = await this.health(m, period, tenant);
     const byAction = new Map(feedbackRows.map((f) => [f.action, f.count]));
     const verdicts: VerdictCount[] = VERDICT_ORDER.map((verdict) => ({ verdict, count: summary[`v_${verdict}`] }));
     const runtimeSignals: RuntimeSignalRow[] = runtime.map((r) => ({
@@ -255,6 +265,7 @@ export class SqlReportsReader implements ReportsReader {
     }));
     return {
       period: { kind, from: period.from, to: period.to },
+      tenant,
       generatedAt: this.now().toISOString(),
       runsCounted: summary.runs,
       quality: { good: summary.good, bad: summary.bad, unknown: summary.unknown },
@@ -287,7 +298,7 @@ export class SqlReportsReader implements ReportsReader {
    * counted by status class on their own and never enter the logical denominator. One scan of the
    * query events also yields the per-day overall (GROUPING SETS), weighted by logical queries.
    */
-  private async health(m: EntityManager, period: ReportPeriod): Promise<{ providers: ProviderDayHealth[]; overall: ProviderDayOverall[] }> {
+  private async health(m: EntityManager, period: ReportPeriod, tenant: string | null): Promise<{ providers: ProviderDayHealth[]; overall: ProviderDayOverall[] }> {
     const t = this.t;
     const rows: HealthRow[] = await m.query(
       `WITH q AS (
@@ -299,7 +310,7 @@ export class SqlReportsReader implements ReportsReader {
                 count(*) FILTER (WHERE e."supplemental" AND e."outcome" IN ('complete', 'empty')) AS s_succeeded,
                 count(*) FILTER (WHERE e."supplemental" AND e."outcome" = 'failed') AS s_failed
            FROM ${t.queryEvents} e
-          WHERE e."counted" AND e."day" >= $1::date AND e."day" < $2::date
+          WHERE e."counted" AND e."day" >= $1::date AND e."day" < $2::date AND ${runOfTenantSql(t, 'e', '$3')}
           GROUP BY GROUPING SETS ((e."day", e."provider"), (e."day"))
        ), h AS (
          SELECT a."day", a."provider",
@@ -309,7 +320,7 @@ export class SqlReportsReader implements ReportsReader {
                 count(*) FILTER (WHERE a."status_class" = '502') AS h502,
                 count(*) FILTER (WHERE a."status_class" NOT IN ('200', '400', '500', '502')) AS hother
            FROM ${t.httpAttempts} a
-          WHERE a."counted" AND a."day" >= $1::date AND a."day" < $2::date
+          WHERE a."counted" AND a."day" >= $1::date AND a."day" < $2::date AND ${runOfTenantSql(t, 'a', '$3')}
           GROUP BY a."day", a."provider"
        )
        SELECT * FROM (
@@ -335,7 +346,7 @@ export class SqlReportsReader implements ReportsReader {
            FROM q WHERE q.overall AND q.queries > 0
        ) z
        ORDER BY z.overall, z.day, z.provider COLLATE "C"`,
-      [period.from, period.dayAfter],
+      [period.from, period.dayAfter, tenant],
     );
     return {
       providers: rows
@@ -357,7 +368,7 @@ export class SqlReportsReader implements ReportsReader {
   }
 
   /** Provider 5xx episodes of the week per provider and query: recovered vs still failed after retries. */
-  private async provider5xx(m: EntityManager, period: ReportPeriod): Promise<Weekly5xxRow[]> {
+  private async provider5xx(m: EntityManager, period: ReportPeriod, tenant: string | null): Promise<Weekly5xxRow[]> {
     const t = this.t;
     const rows: {
       provider: string;
@@ -379,10 +390,10 @@ export class SqlReportsReader implements ReportsReader {
               coalesce(array_agg(DISTINCT s."upstream_error" COLLATE "C" ORDER BY s."upstream_error" COLLATE "C") FILTER (WHERE s."upstream_error" <> ''), '{}') AS upstream_errors,
               coalesce(array_agg(DISTINCT s."request_id" COLLATE "C" ORDER BY s."request_id" COLLATE "C") FILTER (WHERE coalesce(s."request_id", '') <> ''), '{}') AS request_ids
          FROM ${t.systemEvents} s
-        WHERE s."counted" AND s."day" >= $1::date AND s."day" < $2::date
+        WHERE s."counted" AND s."day" >= $1::date AND s."day" < $2::date AND ${runOfTenantSql(t, 's', '$3')}
         GROUP BY s."provider", s."query_id"
         ORDER BY episodes DESC, s."provider" COLLATE "C", s."query_id" COLLATE "C"`,
-      [period.from, period.dayAfter],
+      [period.from, period.dayAfter, tenant],
     );
     return rows.map((r) => ({
       provider: r.provider,

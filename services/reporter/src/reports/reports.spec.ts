@@ -1,5 +1,5 @@
 import { ALL_EVENTS as ALL, DAY, WEEK } from '../../test/daily-fixture';
-import { startEmbeddedReporter, type ReporterEvent, type ReporterHarness } from '../../test/reporter-harness';
+import { execution, judged, published, startEmbeddedReporter, type ReporterEvent, type ReporterHarness } from '../../test/reporter-harness';
 import type { QualityReport } from './report.types';
 
 /**
@@ -196,6 +196,32 @@ describe('reports (embedded Postgres, real migrations, events through the handle
     const timelinesFirst = [...ALL].sort((a, b) => rank(a) - rank(b));
     await h.deliver(...timelinesFirst);
     expect({ daily: await h.reader.daily(DAY), weekly: await h.reader.weekly(WEEK) }).toEqual(inOrder);
+  }, 60000);
+
+  it('splits every figure by tenant: runs, verdicts, gaps and the provider calls of that tenant\'s runs', async () => {
+    await h.reset();
+    const at = '2026-11-20T10:00:00+08:00';
+    const call = (queryId: string, outcome: 'complete' | 'failed') => ({ scenarioId: 's1', queryId, provider: 'clinic' as const, outcome, supplemental: false, at });
+    await h.deliver(
+      published('a1', 'ACME-1', at, { tenant: 'acme' }),
+      published('a2', 'ACME-2', at, { tenant: 'acme' }),
+      published('g1', 'GLX-1', at, { tenant: 'globex' }),
+      published('n1', 'ORPHAN-1', at, { tenant: null }),
+      execution('a1', 'ACME-1', at, { providerQueryEvents: [call('q1', 'complete')] }),
+      execution('g1', 'GLX-1', at, { providerQueryEvents: [call('q1', 'failed'), call('q2', 'failed')] }),
+      judged('e-g1', 'g1', 'GLX-1', 'g1', 'human_better', '2026-11-20T12:00:00+08:00', ['globex gap']),
+    );
+    const acme = await h.reader.daily(DAY, 'acme');
+    expect(acme).toMatchObject({ tenant: 'acme', runsCounted: 2, topGaps: [] });
+    expect(acme.providerHealth.map((p) => [p.provider, p.queries, p.failed])).toEqual([['clinic', 1, 0]]);
+    const globex = await h.reader.daily(DAY, 'globex');
+    expect(globex).toMatchObject({ tenant: 'globex', runsCounted: 1, topGaps: [{ gap: 'globex gap', count: 1 }] });
+    expect(globex.verdicts.find((v) => v.verdict === 'human_better')?.count).toBe(1);
+    expect(await h.reader.providerHealth(DAY, DAY, 'globex')).toMatchObject([{ provider: 'clinic', queries: 2, failed: 2 }]);
+    expect((await h.reader.weekly(WEEK, 'acme')).runsCounted).toBe(2);
+    expect((await h.reader.daily(DAY, 'initech')).runsCounted).toBe(0);
+    // Every tenant's figures include the run no configured tenant owns.
+    expect(await h.reader.daily(DAY)).toMatchObject({ tenant: null, runsCounted: 4 });
   }, 60000);
 
   it('rejects malformed parameters naming the field', async () => {

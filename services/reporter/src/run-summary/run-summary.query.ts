@@ -6,6 +6,8 @@ import { PublishedRunEntity, ReportedEvaluationEntity, RunExecutionEntity } from
 export interface RunSummary {
   runId: string;
   ticketKey: string;
+  /** The run's tenant (null: no configured tenant owns the ticket). */
+  tenant: string | null;
   decision: string;
   answerFingerprint: string;
   publishedAt: string;
@@ -34,6 +36,7 @@ export class RunSummaryQuery {
     return {
       runId: run.runId,
       ticketKey: run.ticketKey,
+      tenant: run.tenant,
       decision: run.decision,
       answerFingerprint: run.answerFingerprint,
       publishedAt: run.publishedAt.toISOString(),
@@ -49,10 +52,10 @@ export class RunSummaryQuery {
     };
   }
 
-  /** `scope`: the ticket keys the caller sees (a case-insensitive regular expression), or null for all. */
-  async list(limit = 50, scope: string | null = null): Promise<{ runId: string; ticketKey: string; decision: string; publishedAt: string }[]> {
+  /** `tenant`: only that tenant's runs; null: every tenant's. */
+  async list(limit = 50, tenant: string | null = null): Promise<{ runId: string; ticketKey: string; decision: string; publishedAt: string }[]> {
     const query = this.dataSource.manager.createQueryBuilder(PublishedRunEntity, 'r').orderBy('r.publishedAt', 'DESC').take(Math.min(Math.max(limit, 1), 500));
-    if (scope !== null) query.where('r.ticketKey ~* :scope', { scope });
+    if (tenant !== null) query.where('r.tenant = :tenant', { tenant });
     const runs = await query.getMany();
     return runs.map((r) => ({ runId: r.runId, ticketKey: r.ticketKey, decision: r.decision, publishedAt: r.publishedAt.toISOString() }));
   }

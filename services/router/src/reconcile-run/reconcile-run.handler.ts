@@ -1,5 +1,6 @@
 import { answerFingerprint } from '@aoc/answers';
 import type { ModelPort } from '@aoc/agent-runtime';
+import { TENANCY, type Tenancy } from '@aoc/auth';
 import type { HandlerContext } from '@aoc/bus';
 import { LocalCausalBriefV1, Topics, type DiagnosisHandoffConsumedV1 } from '@aoc/contracts';
 import { DATA_SOURCE } from '@aoc/service-host';
@@ -38,6 +39,7 @@ export class ReconcileRunHandler {
   constructor(
     @Inject(ROUTER_MODEL) private readonly model: ModelPort,
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(TENANCY) private readonly tenancy: Tenancy,
   ) {}
 
   private async ready(manager: EntityManager, runId: string, lock: boolean): Promise<Ready | null> {
@@ -83,6 +85,8 @@ export class ReconcileRunHandler {
     await ctx.publish(Topics.runPublished, {
       runId: run.runId,
       ticketKey: run.ticketKey,
+      // Owned by the tenant of the ticket's project (intake refused tickets no tenant owns).
+      tenant: this.tenancy.tenantOfTicket(run.ticketKey),
       mode: run.mode,
       trigger: run.trigger as 'initial' | 'bot_assignment' | 'continuation' | 'replay',
       publishedAt: now.toISOString(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Decision, IsoDateTime, RunId, RunMode, RunTrigger, Sha256Hex, TicketKey } from '../../common';
+import { Decision, IsoDateTime, RunId, RunMode, RunTenant, RunTrigger, Sha256Hex, TicketKey } from '../../common';
 import { defineTopic } from '../../topic-definition';
 
 export const RunPublishedKeyV1 = TicketKey;
@@ -8,6 +8,7 @@ export const RunPublishedV1 = z
   .object({
     runId: RunId,
     ticketKey: TicketKey,
+    tenant: RunTenant,
     mode: RunMode,
     trigger: RunTrigger,
     publishedAt: IsoDateTime,
