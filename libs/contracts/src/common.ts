@@ -6,9 +6,12 @@ export const RunId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'runId must be a safe identifier (letters, digits, . _ : -)')
   .describe('Run identifier, one per analysis of a ticket');
+/** The longest ticket key any topic or route takes. */
+export const TICKET_KEY_MAX_LENGTH = 64;
 export const TicketKey = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'ticketKey must look like PROJ-123')
+  .max(TICKET_KEY_MAX_LENGTH)
+  .regex(new RegExp(`^[A-Za-z0-9][A-Za-z0-9_-]{0,${TICKET_KEY_MAX_LENGTH - 1}}$`), 'ticketKey must look like PROJ-123')
   .describe('Ticket key in the ticket source, e.g. SUP-1042');
 /** The tenant of a deployment without `AOC_TENANTS`: it owns every ticket and target. */
 export const SINGLE_TENANT = 'default';

@@ -27,6 +27,12 @@ class ProbeController {
     return { received: body };
   }
 
+  @Post('large')
+  @Access('operator')
+  large(@Body() body: unknown): { bytes: number } {
+    return { bytes: JSON.stringify(body).length };
+  }
+
   @Get('limited')
   @Access('viewer')
   @RateLimit(3)
@@ -58,7 +64,7 @@ describe('HTTP edge', () => {
   const tokens: Record<string, string> = {};
 
   const start = async (settings: AuthSettings): Promise<void> => {
-    const deps = { settings, dataSource: ds, logger: { error: () => undefined }, auditSchema: 'probe' };
+    const deps = { settings, dataSource: ds, logger: { error: () => undefined }, auditSchema: 'probe', bodyLimits: { 'POST /t/large': 64 * 1024 } };
     app = await NestFactory.create(edgeModule({ module: ProbeModule } as DynamicModule, deps), { logger: false, bodyParser: false });
     installHttpEdge(app, deps);
     await app.listen(0, '127.0.0.1');
@@ -129,13 +135,25 @@ describe('HTTP edge', () => {
     expect(bad.json).toMatchObject({ status: 400, code: 'HTTP.BAD_REQUEST', errors: [{ field: '(body)' }] });
     const big = await call('/t/operator', { method: 'POST', token: tokens['operator'], headers: json, body: JSON.stringify({ a: 'x'.repeat(200_000) }) });
     expect(big.json).toMatchObject({ status: 413, code: 'HTTP.BODY_TOO_LARGE' });
+    // Each route has its own limit: the default for most, more where the role declared it, chunked bodies included.
+    const mid = JSON.stringify({ a: 'x'.repeat(30_000) });
+    expect((await call('/t/operator', { method: 'POST', token: tokens['operator'], headers: json, body: mid })).json).toMatchObject({ status: 413, code: 'HTTP.BODY_TOO_LARGE' });
+    expect((await call('/t/large', { method: 'POST', token: tokens['operator'], headers: json, body: mid })).json).toEqual({ bytes: mid.length });
+    expect((await call('/t/large?x=1', { method: 'POST', token: tokens['operator'], headers: json, body: JSON.stringify({ a: 'x'.repeat(70_000) }) })).json).toMatchObject({ status: 413 });
+    const chunked = await fetch(`${base}/t/operator`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${tokens['operator']}` },
+      body: new ReadableStream({ start: (c) => { c.enqueue(new TextEncoder().encode(mid)); c.close(); } }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
     const form = await call('/t/operator', { method: 'POST', token: tokens['operator'], headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ticketKey=SUP-1&mode=write' });
     expect(form.json).toMatchObject({ status: 415, code: 'HTTP.UNSUPPORTED_MEDIA_TYPE' });
     const port = new URL(base).port;
     // fetch sets Host itself; a raw request sends what a DNS-rebinding page would.
-    const withHost = (host: string) =>
+    const withHost = (host: string, extra: Record<string, string> = {}) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: Number(port), path: '/t/public', headers: { host } }, (res) => {
+        const req = request({ host: '127.0.0.1', port: Number(port), path: '/t/public', headers: { host, ...extra } }, (res) => {
           let body = '';
           res.on('data', (c: Buffer) => (body += c.toString()));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -149,6 +167,8 @@ describe('HTTP edge', () => {
     expect(problem).toMatchObject({ status: 421, code: 'HTTP.HOST_NOT_ALLOWED' });
     expect((await withHost(`localhost:${port}`)).status).toBe(200);
     expect((await withHost(`127.0.0.1:${Number(port) + 1}`)).status).toBe(421);
+    // Oversized headers never reach a route.
+    expect((await withHost(`127.0.0.1:${port}`, { 'x-pad': 'x'.repeat(20_000) })).status).toBe(431);
     const cross = await call('/t/operator', { method: 'POST', token: tokens['operator'], headers: { ...json, origin: 'https://evil.example' }, body: '{}' });
     expect(cross.json).toMatchObject({ status: 403, code: 'HTTP.ORIGIN_NOT_ALLOWED' });
     const same = await call('/t/operator', { method: 'POST', token: tokens['operator'], headers: { ...json, origin: base }, body: '{}' });

@@ -1,6 +1,6 @@
 import { type DynamicModule, type INestApplication } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication, NestExpressBodyParserOptions } from '@nestjs/platform-express';
 import { AuthGuard, Authenticator, OidcBearerVerifier, SessionStore, TokenStore, isLoopback, type AuthSettings, type EdgeRequest, type EdgeResponse } from '@aoc/auth';
 import { errorMessageOf } from '@aoc/errors';
 import { ThrottlerStorageService } from '@nestjs/throttler';
@@ -14,15 +14,30 @@ import { ProblemFilter, sendProblem, type ProblemLogger } from './problem.filter
 import { OidcSignIn } from './oidc-sign-in';
 import { EDGE_SERVICES, SignInController, type EdgeServices } from './sign-in.controller';
 
-/** Largest JSON body any route takes (the ticket intake); routes check their own fields further. */
-export const DEFAULT_JSON_LIMIT_BYTES = 100 * 1024;
+/** The JSON body a route takes unless its role declares more (the small fixed-shape requests). */
+export const DEFAULT_JSON_LIMIT_BYTES = 16 * 1024;
+
+/** Per-route body limits, keyed `METHOD /path` (the route's path without its query). */
+export type BodyLimits = Readonly<Record<string, number>>;
+
+function bodyTooLarge(limit: number): Error & { status: number; type: string } {
+  return Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413, type: 'entity.too.large' });
+}
+
+/** The limit of the route a request is for: its declared one, else the default. */
+export function bodyLimitFor(limits: BodyLimits, defaultLimit: number, request: Pick<EdgeRequest, 'method' | 'url'>): number {
+  return limits[`${request.method.toUpperCase()} ${request.url.split('?')[0]}`] ?? defaultLimit;
+}
 
 export interface EdgeDeps {
   settings: AuthSettings;
   /** A data source whose entities include the credential store's (`AUTH_STORE.entities`). */
   dataSource: DataSource;
   logger: ProblemLogger;
+  /** The JSON body limit of routes without their own (default DEFAULT_JSON_LIMIT_BYTES). */
   jsonLimitBytes?: number;
+  /** Routes that take larger (or smaller) bodies than the default, derived by the role from its contracts. */
+  bodyLimits?: BodyLimits;
   /** The role's schema, holding its `http_audit` table: every request is recorded there (omit: no audit). */
   auditSchema?: string;
 }
@@ -91,7 +106,24 @@ export function installHttpEdge(app: INestApplication, deps: EdgeDeps): void {
       sendProblem(error, request, response, deps.logger);
     }
   });
-  express.useBodyParser('json', { limit: deps.jsonLimitBytes ?? DEFAULT_JSON_LIMIT_BYTES });
+  const defaultLimit = deps.jsonLimitBytes ?? DEFAULT_JSON_LIMIT_BYTES;
+  const limits = deps.bodyLimits ?? {};
+  const limitOf = (request: EdgeRequest) => bodyLimitFor(limits, defaultLimit, request);
+  // A declared length over the route's limit is refused before a byte of the body is read.
+  express.use((request: EdgeRequest, response: EdgeResponse, next: () => void) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > limitOf(request)) sendProblem(bodyTooLarge(limitOf(request)), request, response, deps.logger);
+    else next();
+  });
+  // One parser at the largest limit; a chunked body is held to its own route's limit once read.
+  // (Nest's typed options leave out `verify` because its rawBody mode sets its own; this app never uses rawBody.)
+  const jsonOptions: NestExpressBodyParserOptions = {
+    limit: Math.max(defaultLimit, ...Object.values(limits)),
+    verify: (request: EdgeRequest, _response: unknown, raw: Buffer) => {
+      if (raw.length > limitOf(request)) throw bodyTooLarge(limitOf(request));
+    },
+  };
+  express.useBodyParser('json', jsonOptions);
   express.useBodyParser('urlencoded', { extended: false, limit: 4096 });
   // Errors of the body parsers happen before any route, so Nest's filters never see them.
   express.use((error: unknown, request: EdgeRequest, response: EdgeResponse, _next: (error?: unknown) => void) => sendProblem(error, request, response, deps.logger));

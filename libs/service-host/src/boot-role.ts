@@ -67,7 +67,7 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
   if (options.httpPort !== undefined) {
     // Fail at boot, not at the first request, when the credential store is missing.
     if (!options.dataSource.hasMetadata(ApiTokenEntity)) throw new Error(`${definition.role}: an HTTP role's data source must include AUTH_STORE.entities (the credential store)`);
-    const edge = { settings: options.auth ?? DEFAULT_AUTH_SETTINGS, dataSource: options.dataSource, logger, auditSchema: schema };
+    const edge = { settings: options.auth ?? DEFAULT_AUTH_SETTINGS, dataSource: options.dataSource, logger, auditSchema: schema, bodyLimits: definition.http?.bodyLimits };
     const http = await NestFactory.create(edgeModule(module, edge), { logger: ['error', 'warn'], bodyParser: false });
     installHttpEdge(http, edge);
     // Bus controllers carry @UseFilters(BusErrorPassthroughFilter) themselves.

@@ -14,6 +14,10 @@ export interface ServiceDefinition {
   entities: MixedList<Constructor | EntitySchema>;
   migrations: Constructor[];
   module(runtime: RoleRuntime): DynamicModule;
-  /** Roles with an HTTP API (router, reporter) listen on this port when hosted alone. */
-  http?: { defaultPort: number };
+  /**
+   * Roles with an HTTP API (router, reporter) listen on this port when hosted alone. `bodyLimits`:
+   * routes whose JSON body may exceed the edge's default (`METHOD /path` → bytes), derived from the
+   * contracts the body becomes.
+   */
+  http?: { defaultPort: number; bodyLimits?: Readonly<Record<string, number>> };
 }

@@ -16,6 +16,7 @@ import { RunEntity } from './persistence/run.entity';
 import { ScenarioThreadEntity } from './persistence/scenario-thread.entity';
 import { ROUTER_ROLES, createRouterModel } from './router-model';
 import { loadDeadlines, type DeadlineOptions } from './router-options';
+import { ROUTER_BODY_LIMITS } from './router-body-limits';
 import { RouterModule } from './router.module';
 
 export interface RouterDefinitionOptions {
@@ -56,7 +57,7 @@ export function createRouterDefinition(options: RouterDefinitionOptions = {}): S
       runtime.logger.info('router agents', { ...Object.fromEntries(ROUTER_ROLES.map((role) => [role, routerModel.describe(role)])), deadlines, collector, ticketSource: ticketSource?.kind ?? 'none' });
       return RouterModule.register(runtime, { model: routerModel, deadlines, ticketSource, collector });
     },
-    http: { defaultPort: 8080 },
+    http: { defaultPort: 8080, bodyLimits: ROUTER_BODY_LIMITS },
   };
 }
 

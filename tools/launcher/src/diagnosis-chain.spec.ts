@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { TokenStore } from '@aoc/auth';
 import { chatCompletion, startFakeChatCompletionsServer, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
-import { Topics, type EvidenceBatchPlannedV1, type RunExecutionRecordedV1, type RunPublishedV1 } from '@aoc/contracts';
+import { MAX_MESSAGE_BYTES, Topics, type EvidenceBatchPlannedV1, type RunExecutionRecordedV1, type RunPublishedV1 } from '@aoc/contracts';
 import { RunEntity, SCENARIO_DEADLINE_CODE, ScenarioThreadEntity, TicketIntakeService, writeBackKey } from '@aoc/service-router';
 import { JiraTicketSource, startFakeJiraServer, type FakeJiraServer } from '@aoc/ticket-source';
 import { startPlatform, type Platform } from './embedded-platform';
@@ -129,6 +129,11 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     expect((await post('analyze', { ...latency(), ticket: { ...latency().ticket, createdAt: '2999-01-01T00:00:00Z' } })).body).toMatchObject({ code: 'INTAKE.TICKET_TIME_INVALID' });
     expect(await post('publish-read', { runId: 'run-nope', ticketKey: 'SUP-1042', answerFingerprint: 'a'.repeat(64) })).toMatchObject({ status: 404, body: { code: 'INTAKE.RUN_NOT_FOUND' } });
     expect(await post('publish-read', { runId: 'run-nope' })).toMatchObject({ status: 400, body: { code: 'INTAKE.REQUEST_INVALID' } });
+    // Body limits per route: a ticket may be as large as a bus message, a publish-read stays small.
+    const padded = { ...latency().ticket, description: `${latency().ticket.description}\n${'x'.repeat(40_000)}` };
+    expect(await post('analyze', { ticket: padded, ticketKey: 'not a key' })).toMatchObject({ status: 400, body: { code: 'INTAKE.REQUEST_INVALID' } });
+    expect(await post('analyze', { ticket: { ...padded, description: 'x'.repeat(MAX_MESSAGE_BYTES) } })).toMatchObject({ status: 413, body: { code: 'HTTP.BODY_TOO_LARGE' } });
+    expect(await post('publish-read', { runId: 'run-nope', pad: 'x'.repeat(40_000) })).toMatchObject({ status: 413, body: { code: 'HTTP.BODY_TOO_LARGE' } });
     // A ticket in the body is the caller's word: its own key namespace, and never written back.
     const untrusted = await post('analyze', latency());
     expect(untrusted.status).toBe(202);
