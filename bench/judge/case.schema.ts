@@ -37,6 +37,8 @@ export const RULES = {
   write_unparseable_reason: 'write mode: the feedback reason names nothing checkable -> not_compared',
   write_internal_only_bypass: 'write mode: feedback said the answer bypassed a human; typed decision decides',
   plainly_worse: 'missed visible fact, wrong owner, unsupported conclusion -> human_better',
+  incidental_value: 'a ticket value the human quotes only as a target, a restated symptom or beside a pleasantry never grounds human_better',
+  write_requested_kind: 'write mode: the feedback asks for a kind of fact (statement, table, replica, time); named now or not',
 } as const;
 export type RuleTag = keyof typeof RULES;
 export const RULE_TAGS = Object.keys(RULES) as RuleTag[];

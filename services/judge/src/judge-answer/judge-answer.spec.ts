@@ -86,7 +86,7 @@ describe('judge use case (embedded Postgres)', () => {
       for (const event of order) await deliver(event);
       expect(bus.published).toHaveLength(1);
       const [evaluation] = bus.published;
-      expect(evaluation).toMatchObject({ runId: 'run-1', verdict: 'human_better', qualityScore: 0, targetHumanCommentIds: ['c-3'], judgeEngine: 'builtin:rubric-judge-v3' });
+      expect(evaluation).toMatchObject({ runId: 'run-1', verdict: 'human_better', qualityScore: 0, targetHumanCommentIds: ['c-3'], judgeEngine: 'builtin:rubric-judge-v4' });
       expect(evaluation.humanAnswerMarkdown).toBe(HUMAN_ANSWER.body);
     }
     const frozen = await db.dataSource.manager.findOneByOrFail(FrozenTicketEntity, { runId: 'run-1' });

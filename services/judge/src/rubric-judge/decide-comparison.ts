@@ -1,166 +1,152 @@
-import type { Decision, JudgeAbstentionCode, Verdict } from '@aoc/contracts';
+import type { JudgeAbstentionCode, Verdict } from '@aoc/contracts';
+import { fairFindings, laterFindings, missedTicketFindings, type FactComparison, type HumanFinding } from './fact-comparison';
 import type { FeedbackCheck } from './feedback-check';
-import { contradicts, factsOf, states, type Fact } from './facts/facts';
-import type { HumanAnswer } from './human-answer';
-import { EQUIVALENT_COVERAGE, RISK, UNDETERMINED } from './judge-rules.data';
-import type { FollowUp, TaggedFact } from './provenance';
+import { contradicts, states, type Fact } from './facts/facts';
+import { EQUIVALENT_COVERAGE } from './judge-rules.data';
+import type { FollowUp } from './provenance';
+import type { PublishedReading } from './published-answer';
 
 /**
- * The verdict rules of the built-in judge, in order; each decided verdict states its ground. A
- * `human_better` needs a stage-fair ground (a fact the AI could see, a contradiction the ticket
- * settles, the customer's confirmation against a firm claim, an unfixed complaint, an answer that
- * determined nothing and left no next step); an `ai_better` needs a concrete one (the human's
- * claim refuted or contradicted by the frozen evidence, a risk the human missed). Otherwise the
- * judge abstains (`JUDGE.NEEDS_MODEL`).
+ * The verdict rules of the built-in judge, in order, over typed findings only: the fact
+ * comparison (provenance, bearing), the published answer's reading, the customer's follow-ups and
+ * the feedback checks. Each decided verdict carries its rule and ground; messages are rendered
+ * from them afterwards (`render.ts`). A `human_better` needs a stage-fair ground with weight (a
+ * ticket value the human builds the cause, action or decision on; a contradiction the ticket
+ * settles; the customer's verdict against a firm claim; an unfixed complaint; an answer that
+ * determined nothing and left no next step); an `ai_better` a concrete one. Otherwise the judge
+ * abstains.
  */
 export interface ComparisonFacts {
   hasReplies: boolean;
-  answer: HumanAnswer;
-  tagged: readonly TaggedFact[];
-  aiFacts: readonly Fact[];
-  /** Facts of the published answer beyond the ticket. */
-  aiOwn: readonly Fact[];
-  /** Facts of the published answer's measurements ("What the data shows", observations). */
-  aiEvidence: readonly Fact[];
-  aiText: string;
-  /** Facts of the cause the published answer claims (its cause line), beyond the ticket; null without one. */
-  aiClaim: readonly Fact[] | null;
-  /** Whether that claim is firm (not weak or undetermined); null without a claim. */
-  aiClaimFirm: boolean | null;
-  humanText: string;
+  answerIds: readonly string[];
+  foreignLanguage: boolean;
+  comparison: FactComparison;
+  ai: PublishedReading;
+  /** Every fact of the human answer beyond the ticket (any provenance). */
+  humanFacts: readonly Fact[];
+  /** Every fact of the human text (ticket facts included) and whether it states a risk in words. */
+  humanAllFacts: readonly Fact[];
+  humanNamesRisk: boolean;
   ticketFacts: readonly Fact[];
-  /** Ticket facts (not names) the human answer builds on. */
-  humanTicketFacts: readonly Fact[];
   follow: readonly FollowUp[];
   feedback: FeedbackCheck;
-  decision: Decision;
-  nextActionConcrete: boolean;
 }
+
+export type RuleId =
+  | 'feedback_unfixed' | 'no_replies' | 'feedback_unparseable' | 'not_substantive' | 'foreign_language'
+  | 'separate_issue_both' | 'separate_issue_ai' | 'separate_issue_withdrawn' | 'customer_refutes_human' | 'customer_refutes_ai'
+  | 'customer_confirms_ai' | 'customer_confirms_human' | 'ticket_contradicts_ai' | 'ticket_contradicts_human' | 'evidence_contradicts_human'
+  | 'values_disagree' | 'late_only_next_step' | 'late_only_no_step' | 'words_only' | 'risk_missed' | 'covered' | 'ticket_value_ignored'
+  | 'same_mechanism' | 'determined_nothing' | 'late_mechanism_next_step' | 'different_mechanisms';
+
+/** What a verdict rests on: typed, so the messages are a rendering of it. */
+export type GroundFinding =
+  | { kind: 'follow_up'; id: string; aiMechanism: Fact[]; humanMechanism: Fact[] }
+  | { kind: 'values'; stated: Fact; against: Fact }
+  | { kind: 'coverage'; covered: number; of: number }
+  | { kind: 'missed'; finding: HumanFinding }
+  | { kind: 'risk'; sentence: string }
+  | { kind: 'mechanisms'; human: Fact[]; ai: Fact[] };
 
 export interface Ground {
   verdict: Verdict;
   code: JudgeAbstentionCode | null;
-  reason: string;
-  aiGaps: string[];
-  aiStrengths: string[];
-  humanGaps: string[];
+  rule: RuleId;
+  findings: GroundFinding[];
 }
 
-const show = (facts: readonly Fact[]) => facts.slice(0, 4).map((f) => `"${f.display}"`).join(', ');
 const mechanisms = (facts: readonly Fact[]) => facts.filter((f) => f.kind === 'term' && !f.negated);
 const shares = (a: readonly Fact[], b: readonly Fact[]) => a.some((f) => states(b, f));
-
-const decided = (verdict: Verdict, reason: string, extra: Partial<Ground> = {}): Ground => ({ verdict, code: null, reason, aiGaps: [], aiStrengths: [], humanGaps: [], ...extra });
-const abstain = (code: JudgeAbstentionCode, reason: string): Ground => ({ verdict: 'not_compared', code, reason, aiGaps: [], aiStrengths: [], humanGaps: [] });
-
-function writeModeGround(c: ComparisonFacts): Ground | null {
-  if (c.feedback.resolution === 'unresolved') return decided('human_better', 'The previous version\'s revise/wrong problem is still present in this version.', { aiGaps: [c.feedback.note ?? 'the previous feedback is not addressed'] });
-  if (c.feedback.resolution === 'undetermined') return abstain('JUDGE.FEEDBACK_UNPARSEABLE', 'The previous version\'s revise/wrong reason states nothing checkable, so whether this version fixed it cannot be told.');
-  return null;
-}
+const decided = (verdict: Verdict, rule: RuleId, findings: GroundFinding[] = []): Ground => ({ verdict, code: null, rule, findings });
+const abstain = (code: JudgeAbstentionCode, rule: RuleId, findings: GroundFinding[] = []): Ground => ({ verdict: 'not_compared', code, rule, findings });
 
 function followUpGround(c: ComparisonFacts, humanMech: readonly Fact[], aiMech: readonly Fact[], aiFirm: boolean): Ground | null {
   for (const f of c.follow) {
     const named = mechanisms(f.facts).filter((m) => !states(c.ticketFacts, m));
     const forAi = shares(named, aiMech);
     const forHuman = shares(named, humanMech);
+    const ground: GroundFinding = { kind: 'follow_up', id: f.id, aiMechanism: [...aiMech], humanMechanism: [...humanMech] };
     if (f.kind === 'separate_issue') {
       // The clauses that do not set the human's claim aside may name the real cause.
       const cause = mechanisms(f.remaining);
-      // Both named the cause the customer confirms; the human's extra suspicion is set aside.
-      if (shares(cause, c.aiFacts) && shares(cause.filter((m) => states(c.aiFacts, m)), humanMech)) {
-        return decided('equivalent', `The customer set the human's extra suspicion aside as a separate issue (${f.id}); both answers name the cause the customer confirms.`);
-      }
-      if (shares(cause, c.aiFacts) && !shares(cause.filter((m) => !states(c.aiFacts, m)), humanMech)) return decided('ai_better', `The customer called the human's suspicion a separate issue (${f.id}) and named the mechanism the published answer gave.`, { humanGaps: [`the customer said the human's suspicion was a separate issue (${f.id})`] });
-      return abstain('JUDGE.HUMAN_CLAIM_WITHDRAWN', `The customer called the human's suspicion a separate issue (${f.id}); with it removed nothing of the human answer is left to compare.`);
+      if (shares(cause, c.ai.facts) && shares(cause.filter((m) => states(c.ai.facts, m)), humanMech)) return decided('equivalent', 'separate_issue_both', [ground]);
+      if (shares(cause, c.ai.facts) && !shares(cause.filter((m) => !states(c.ai.facts, m)), humanMech)) return decided('ai_better', 'separate_issue_ai', [ground]);
+      return abstain('JUDGE.HUMAN_CLAIM_WITHDRAWN', 'separate_issue_withdrawn', [ground]);
     }
     if (f.kind === 'refutes') {
-      if (forAi && !forHuman) return decided('ai_better', `The customer's later comment (${f.id}) refutes the human answer and names the published answer's mechanism.`, { humanGaps: [`refuted by the customer in ${f.id}`] });
-      if (forHuman && !forAi && aiFirm) return decided('human_better', `The customer's later comment (${f.id}) names the human's mechanism as the cause; the published answer firmly named another.`, { aiGaps: [`named a cause the customer's ${f.id} contradicts`] });
+      if (forAi && !forHuman) return decided('ai_better', 'customer_refutes_human', [ground]);
+      if (forHuman && !forAi && aiFirm) return decided('human_better', 'customer_refutes_ai', [ground]);
     }
     if (f.kind === 'confirms') {
-      if (forAi && !forHuman) return decided('ai_better', `The customer's later comment (${f.id}) confirms the published answer's mechanism, which the human answer did not give.`);
-      if (!forAi && humanMech.length > 0 && aiMech.length > 0 && !shares(humanMech, aiMech) && aiFirm) {
-        return decided('human_better', `The customer confirmed the human answer (${f.id}); the published answer firmly named a different mechanism (${show(aiMech)}).`, { aiGaps: [`named ${show(aiMech)}; the customer confirmed ${show(humanMech)}`] });
-      }
+      if (forAi && !forHuman) return decided('ai_better', 'customer_confirms_ai', [ground]);
+      if (!forAi && humanMech.length > 0 && aiMech.length > 0 && !shares(humanMech, aiMech) && aiFirm) return decided('human_better', 'customer_confirms_human', [ground]);
     }
   }
   return null;
 }
 
-function contradictionGround(c: ComparisonFacts, humanAll: readonly Fact[]): Ground | null {
+function contradictionGround(c: ComparisonFacts): Ground | null {
   // A real disagreement: neither side states the other's value anywhere (answers quote baselines and peaks).
-  const humanOnly = humanAll.filter((h) => !states(c.aiFacts, h));
-  const aiOnly = c.aiFacts.filter((a) => !states(humanAll, a));
+  const humanOnly = c.humanFacts.filter((h) => !states(c.ai.facts, h));
+  const aiOnly = c.ai.facts.filter((a) => !states(c.humanFacts, a));
   for (const h of humanOnly) {
     for (const a of aiOnly) {
       if (!contradicts(h, a)) continue;
-      if (states(c.ticketFacts, h) && !states(c.ticketFacts, a)) return decided('human_better', `The published answer states ${show([a])}, which the ticket contradicts (${show([h])}, as the human answer says).`, { aiGaps: [`states ${show([a])}; the ticket says ${show([h])}`] });
-      if (states(c.ticketFacts, a) && !states(c.ticketFacts, h)) return decided('ai_better', `The human answer states ${show([h])}, which the ticket contradicts (${show([a])}, as the published answer says).`, { humanGaps: [`states ${show([h])}; the ticket says ${show([a])}`] });
-      if (states(c.aiEvidence, a)) return decided('ai_better', `The human answer states ${show([h])}, which the published answer's measurements contradict (${show([a])}).`, { humanGaps: [`states ${show([h])}; the measurements show ${show([a])}`] });
-      return abstain('JUDGE.NEEDS_MODEL', `The answers disagree on a value (${show([h])} vs ${show([a])}) and nothing in the ticket settles which is right.`);
+      if (states(c.ticketFacts, h) && !states(c.ticketFacts, a)) return decided('human_better', 'ticket_contradicts_ai', [{ kind: 'values', stated: a, against: h }]);
+      if (states(c.ticketFacts, a) && !states(c.ticketFacts, h)) return decided('ai_better', 'ticket_contradicts_human', [{ kind: 'values', stated: h, against: a }]);
+      if (states(c.ai.evidence, a)) return decided('ai_better', 'evidence_contradicts_human', [{ kind: 'values', stated: h, against: a }]);
+      return abstain('JUDGE.NEEDS_MODEL', 'values_disagree', [{ kind: 'values', stated: h, against: a }]);
     }
   }
+  return null;
+}
+
+function preliminaries(c: ComparisonFacts): Ground | null {
+  const unfixed = c.feedback.resolution === 'unresolved';
+  if (unfixed) return decided('human_better', 'feedback_unfixed');
+  if (!c.hasReplies) return abstain('JUDGE.HUMAN_ANSWER_EMPTY', 'no_replies');
+  if (c.feedback.resolution === 'undetermined') return abstain('JUDGE.FEEDBACK_UNPARSEABLE', 'feedback_unparseable');
+  if (c.answerIds.length === 0) return abstain('JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE', 'not_substantive');
+  if (c.foreignLanguage) return abstain('JUDGE.NEEDS_MODEL', 'foreign_language');
   return null;
 }
 
 export function decideComparison(c: ComparisonFacts): Ground {
-  const write = writeModeGround(c);
-  if (write && write.verdict === 'human_better') return write;
-  if (!c.hasReplies) return abstain('JUDGE.HUMAN_ANSWER_EMPTY', 'No public Support reply exists after the anchor.');
-  if (write) return write;
-  if (c.answer.ids.length === 0) return abstain('JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE', 'The Support replies after the anchor only acknowledge, report progress or close the ticket.');
-  if (c.answer.foreignLanguage) return abstain('JUDGE.NEEDS_MODEL', 'The human answer is not in English; the built-in judge compares English texts only.');
-
-  const fair = c.tagged.filter((t) => t.provenance === 'own').map((t) => t.fact);
-  const later = c.tagged.filter((t) => t.provenance !== 'own').map((t) => t.fact);
+  const first = preliminaries(c);
+  if (first) return first;
+  const fairFound = fairFindings(c.comparison);
+  const fair = fairFound.map((f) => f.fact);
+  const later = laterFindings(c.comparison);
   const humanMech = mechanisms(fair);
   // The mechanism the answer blames is its claim; the observations name every family that moved.
-  const claimed = c.aiClaim ? mechanisms(c.aiClaim) : [];
-  const aiMech = claimed.length > 0 ? claimed : mechanisms(c.aiOwn);
-  const aiUncertain = UNDETERMINED.test(c.aiText) || c.decision !== 'internal_only';
+  const claimed = c.ai.claim ? mechanisms(c.ai.claim) : [];
+  const aiMech = claimed.length > 0 ? claimed : mechanisms(c.ai.own);
+  const aiUncertain = c.ai.undetermined || c.ai.decision !== 'internal_only';
   // An open link still to confirm does not make a stated cause less firm; a weak claim does.
-  const aiFirm = c.aiClaimFirm ?? !UNDETERMINED.test(c.aiText);
-  const aiDeterminedNothing = aiMech.length === 0 && UNDETERMINED.test(c.aiText);
+  const aiFirm = c.ai.claimFirm ?? !c.ai.undetermined;
+  const nextStep = c.ai.nextAction === 'concrete' || c.ai.nextAction === 'not_required';
 
-  const follow = followUpGround(c, humanMech, aiMech, aiFirm);
-  if (follow) return follow;
-  const contradiction = contradictionGround(c, c.answer.facts);
-  if (contradiction) return contradiction;
-
+  const ground = followUpGround(c, humanMech, aiMech, aiFirm) ?? contradictionGround(c);
+  if (ground) return ground;
   if (fair.length === 0) {
-    if (later.length > 0) {
-      return aiUncertain && c.nextActionConcrete
-        ? decided('different_but_valid', 'Every fact of the human answer came from later customer comments or manual work; the published answer kept its uncertainty and gave an executable next step.')
-        : abstain('JUDGE.NEEDS_MODEL', 'The human answer rests on later information and the published answer gave no executable next step; weighing them needs a reading of meaning.');
-    }
-    return abstain('JUDGE.NEEDS_MODEL', 'The human answer states no fact the built-in judge can compare (it argues in words).');
+    if (later.length > 0) return aiUncertain && nextStep ? decided('different_but_valid', 'late_only_next_step') : abstain('JUDGE.NEEDS_MODEL', 'late_only_no_step');
+    return abstain('JUDGE.NEEDS_MODEL', 'words_only');
   }
-  const covered = fair.filter((f) => states(c.aiFacts, f));
-  const coverage = covered.length / fair.length;
-  if (coverage >= EQUIVALENT_COVERAGE) {
-    const risk = c.aiText.split(/(?<=[.!?])\s+|\n+/).find((s) => RISK.test(s));
-    // Missed only when the human states neither risk words nor any fact of the risk (`full in 2 days` vs `lasts about 2 days`).
-    const riskFacts = risk ? factsOf(risk).filter((f) => f.kind !== 'identifier' && !states(c.ticketFacts, f)) : [];
-    if (risk && !RISK.test(c.humanText) && !shares(riskFacts, c.answer.facts) && !shares(riskFacts, factsOf(c.humanText))) {
-      return decided('ai_better', `Both state the same facts, and the published answer also names a risk the human answer misses ("${risk.trim().slice(0, 160)}").`, { humanGaps: ['does not mention the risk the published answer names'] });
-    }
-    return decided('equivalent', `The published answer states ${Math.round(coverage * 100)}% of the human answer's facts.`);
+  // A ticket value the human builds on and the AI ignored: a stage-fair omission with weight.
+  const missed = missedTicketFindings(c.comparison);
+  if (missed.length > 0) return decided('human_better', 'ticket_value_ignored', missed.map((finding) => ({ kind: 'missed', finding })));
+  // Coverage from the one comparison, so the verdict and the rendered gaps agree.
+  const covered = fairFound.filter((f) => f.stated).length;
+  const coverage: GroundFinding = { kind: 'coverage', covered, of: fair.length };
+  if (covered / fair.length >= EQUIVALENT_COVERAGE) {
+    const risk = c.ai.risk;
+    // Missed only when the human states neither risk words nor any fact of the risk.
+    if (risk && !c.humanNamesRisk && !shares(risk.facts, c.humanAllFacts)) return decided('ai_better', 'risk_missed', [coverage, { kind: 'risk', sentence: risk.sentence }]);
+    return decided('equivalent', 'covered', [coverage]);
   }
-  // A fact the AI could see in the ticket, used by the human and ignored by the AI: a stage-fair omission.
-  const ignored = c.humanTicketFacts.filter((f) => !states(c.aiFacts, f) && f.kind !== 'time');
-  if (ignored.length > 0) {
-    return decided('human_better', `The human answer builds on ${show(ignored)} from the ticket, which the published answer does not use; the human answer covers more of what the ticket shows.`, { aiGaps: [`does not use ${show(ignored)}, which the ticket states`] });
-  }
-  if (humanMech.length === 0 || shares(humanMech, aiMech)) {
-    return decided('different_but_valid', 'Both name the same mechanism; the human answer adds details the published answer does not state.');
-  }
-  // The two name different mechanisms (or the AI named none).
-  if (aiDeterminedNothing && !c.nextActionConcrete) {
-    return decided('human_better', 'The published answer determined nothing and left no executable next step; the human answer names the mechanism.', { aiGaps: ['determined nothing and gave no executable next step'] });
-  }
-  if (aiUncertain && c.nextActionConcrete && later.length > 0) {
-    return decided('different_but_valid', 'The human answer\'s mechanism rests partly on later information; the published answer kept its uncertainty and gave an executable next step.');
-  }
-  return abstain('JUDGE.NEEDS_MODEL', `The answers name different mechanisms (${show(humanMech)} vs ${aiMech.length > 0 ? show(aiMech) : 'none'}) and the texts do not settle which is right.`);
+  const mechanismsGround: GroundFinding = { kind: 'mechanisms', human: humanMech, ai: aiMech };
+  if (humanMech.length === 0 || shares(humanMech, aiMech)) return decided('different_but_valid', 'same_mechanism', [coverage]);
+  if (aiMech.length === 0 && c.ai.undetermined && !nextStep) return decided('human_better', 'determined_nothing', [mechanismsGround]);
+  if (aiUncertain && nextStep && later.length > 0) return decided('different_but_valid', 'late_mechanism_next_step', [mechanismsGround]);
+  return abstain('JUDGE.NEEDS_MODEL', 'different_mechanisms', [mechanismsGround]);
 }

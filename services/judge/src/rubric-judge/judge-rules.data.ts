@@ -2,7 +2,7 @@
  * Rule data of the built-in judge (versioned; the engine in `rubric-judge.ts` and its helpers
  * read it). Phrases are English: a human answer in another language is left to the model judge.
  */
-export const JUDGE_RULES_VERSION = 'judge-rules-v1';
+export const JUDGE_RULES_VERSION = 'judge-rules-v2';
 
 /** Share of the human answer's fair facts the published answer must state to be equivalent. */
 export const EQUIVALENT_COVERAGE = 0.6;
@@ -55,3 +55,54 @@ export const FEEDBACK = {
   /** The answer sent to Support what needed nobody. */
   neededNoHuman: /\bshould (?:be|have been) internal[_ ]only\b|\bno (?:need for|human|support) (?:action|needed|follow-?up)\b/i,
 };
+
+/**
+ * What a sentence of the human answer does with its facts (`bearing.ts`). Only a fact in a cause,
+ * action or decision statement can ground `human_better`; a target to return to, a pleasantry or
+ * a restated symptom never does.
+ */
+export const BEARING = {
+  /** Clause-level: a level to return to or the usual value ("should return to about 40 ms"). */
+  target: /\b(?:(?:should|will|would|to|can|must) (?:then )?(?:return|go back|come back|drop back|get back|fall back|recover|be back)|back (?:down |up )?to|return(?:s|ed)? to|usual(?:ly)?|normal (?:level|value|range)|as before|like before|baseline|previous level|used to be|expected (?:level|value))\b/i,
+  /** Clause-level: a clause that starts by restoring a value is an action, not a target ("set it back to 24G"). */
+  imperative: /^\s*(?:please\s+)?(?:set|raise|lower|restore|resize|reduce|increase|change|put|revert|roll back|move)\b/i,
+  /** Clause-level: courtesy, no finding. */
+  pleasantry: /\b(?:thanks?|thank you|hope (?:this|that|it) helps|let us know|feel free|happy to help|sorry|apolog\w*|regards|cheers|have a (?:nice|good|great))\b/i,
+  /** Statement-level: the statement explains why. */
+  cause: /\b(?:because|due to|caused? by|causes?|cause is|root cause|the reason|reason is|results? in|leads? to|led to|therefore|hence|which (?:means|leaves|explains|is why)|that(?:'s| is) (?:why|it)|comes? from|came from|triggered|starts? right after|right after|is too (?:small|large|low|high|big)|not enough|exceed(?:s|ed)?|(?:hit|hits|reached|reaches) the (?:limit|maximum|max|cap|ceiling)|saturat\w*|exhaust\w*|so\b|blocks?|blocked|holds?|waits? (?:on|for)|no longer fits?|these are|this is)\b/i,
+  /** Statement-level: the statement says what to do — an imperative at its start, or a modal recommendation anywhere. */
+  action: /^\s*(?:please\s+|then\s+|so\s+|and\s+|or\s+|also\s+)?(?:set|raise|lower|increase|reduce|add|create|drop|kill|cancel|end|terminate|restart|resize|scale|split|cache|sort|retry|enable|disable|move|schedule|run|upgrade|put|cap|expand|tune|rewrite|batch|switch|spread|limit|use|avoid|stop|change|remove|delete)\b|\b(?:please (?:\w+)|you (?:can|should|need to|could|may want to)|we (?:can|will|could|recommend|suggest)|recommend|suggest|will (?:fix|help|resolve|remove)|(?:adding|creating|raising|lowering|setting|splitting|caching) .{1,60} will)\b/i,
+  /** Clause-level: the human says a value stays as it is — it is not what to do. */
+  unchanged: /\b(?:does(?:n't| not) need to (?:change|be changed|be raised|be increased)|no need to (?:change|touch|raise|increase)|need not (?:change|be changed)|can stay(?: as it is)?|is fine as it is|leave .{1,30} as (?:it is|is))\b/i,
+  /** Statement-level: ownership, urgency or routing. */
+  decision: /\b(?:escalat\w*|(?:on )?our side|(?:on )?your side|nothing to do|no action (?:is )?needed|no emergency|not urgent|urgent|hand(?:ed)? (?:it )?(?:over|to)|engineering team|platform team|we (?:have|are) (?:raised|raising|expanding|fixing|applied|applying))\b/i,
+};
+
+/**
+ * Requests in `/ao` feedback ("name the statement and the table", "say which replica", "give the
+ * time"): the reviewer asks for a kind of fact, so the check is whether the new version names such
+ * a fact the previous version did not. `asked` is the noun after a request verb.
+ */
+export const REQUEST_VERB = /\b(?:name|names|naming|give|gives|say|says|state|states|tell|include|add|mention|identify|specify|show|list|quote|point (?:to|at)|which|what|missing|lacks?|without|no)\b/i;
+export const REQUESTED_KINDS = {
+  statement: /\b(?:statements?|quer(?:y|ies)|sql|digests?)\b/i,
+  table: /\btables?\b/i,
+  index: /\bindex(?:es)?\b/i,
+  time: /\b(?:time|timestamp|when|hour|start(?:ed)? at)\b/i,
+  replica: /\b(?:replicas?|standbys?|followers?)\b/i,
+} as const;
+export type RequestedKind = keyof typeof REQUESTED_KINDS;
+
+/** What names a fact of each requested kind in an answer (`feedback-requests.ts`). */
+export const NAMED = {
+  statement: [/\bselect\b[^;\n]{1,200}?\bfrom\s+[`"]?[a-z_][\w.$]*/gi, /\bupdate\s+[`"]?[a-z_][\w.$]*[`"]?\s+set\b/gi, /\b(?:insert|replace)\s+into\s+[`"]?[a-z_][\w.$]*/gi, /\bdelete\s+from\s+[`"]?[a-z_][\w.$]*/gi, /\balter\s+table\s+[`"]?[a-z_][\w.$]*/gi, /\bdigest\s+`?[0-9a-f]{8,}/gi],
+  table: [/\b(?:from|join|into|update|table)\s+`?([a-z_][\w$]*(?:\.[a-z_][\w$]*)?)`?(?![\w-])/gi, /`?([a-z_][\w$]*(?:\.[a-z_][\w$]*)?)`?\s+table\b/gi, /\bon\s+`?([a-z_][\w$]*)`?\s*\(\s*[a-z_]/gi],
+  index: [/\bindex\s+(?:on\s+)?`?([a-z_][\w$]*(?:\s*\([a-z_][\w, ]*\))?)`?/gi, /`?([a-z_]*idx[\w$]*|[\w$]*_idx)`?/gi],
+  replica: [/\b(?:replica|standby|follower)\s+`?([a-z0-9][\w-]*\d[\w-]*)`?/gi, /\b([a-z][\w-]*-(?:r|replica|standby|ro)-?\d+|r\d{1,2}|replica-?\d+)\b/gi],
+} as const;
+
+/** Words that are never the name of a table or an index ("the whole table", "from your app"). */
+export const NOT_A_NAME = /^(?:the|a|an|this|that|these|those|whole|same|each|every|your|our|its|their|one|full|big|large|hot|temporary|temp|system|new|old|which|what|scan|lock|locks|statistics|memory|disk|primary|replica|source|level|usual|there|here|it|them|us|you|all|any|some|other|another|on|in|to|of|by|with|for|is|was|index|table|query|statement|store|node|host|instance|cluster|app|application|client|customer|support|workload|traffic|load)$/i;
+
+/** A request to hand the ticket to a human. */
+export const REQUEST_HUMAN = /\bhand (?:it |this |the ticket )?(?:over )?to (?:a )?(?:human|support|an engineer|someone)|\blet (?:a )?(?:human|support|an engineer) (?:handle|take|decide)/i;
