@@ -145,17 +145,25 @@ function familiesBack(families: readonly string[], ctx: EvidenceContext): boolea
   return states.every((st) => recovered(st.signal));
 }
 
+/** Families a mode's effects show in: its symptoms and what its supporting conditions read. */
+function effectFamilies(mode: FailureMode): string[] {
+  return unique([...mode.symptoms, ...mode.supporting.flatMap((c) => conditionFamilies(c))]);
+}
+
 /**
  * Whether the incident is over: the metric evidence that decided the mode is back near its usual
  * level; without metric evidence, its discrete findings (log lines, events) stopped well before the
  * window ended. A statement's share is a total over the statistics' lifetime and says nothing of
- * now, so on its own it never shows a recovery.
+ * now: a mode decided by statements alone is over when the effects it had (its symptoms and
+ * supporting families that left their usual level) are all back, and never on the share alone.
  */
-function isRecovered(lines: readonly ConditionResult[], ctx: EvidenceContext): boolean {
+function isRecovered(mode: FailureMode, lines: readonly ConditionResult[], ctx: EvidenceContext): boolean {
   const decided = unique(lines.map((l) => l.family).filter((f): f is string => f !== null));
   const byMetrics = familiesBack(decided, ctx);
   if (byMetrics !== null) return byMetrics;
-  return discreteOver(lines.filter((l) => l.lastAt !== undefined), ctx);
+  const discrete = lines.filter((l) => l.lastAt !== undefined);
+  if (discrete.length > 0) return discreteOver(discrete, ctx);
+  return familiesBack(effectFamilies(mode), ctx) === true;
 }
 
 /** What the ranking knows besides the mode's own evidence. */
@@ -200,7 +208,7 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
     named: lines.some((l) => l.names === true && l.chronic !== true),
     fit,
     families: unique(lines.map((l) => l.family).filter((f): f is string => f !== null)),
-    recovered: isRecovered(lines, ctx),
+    recovered: isRecovered(mode, lines, ctx),
   };
 }
 
@@ -228,6 +236,10 @@ export function evaluateModes(modes: readonly FailureMode[], ctx: EvidenceContex
   for (const h of all) {
     if (unmeasured && h.mode.id === 'healthy' && h.verdict === 'confirmed') Object.assign(h, { verdict: 'undetermined', deciding: [], missing: [`no ${asked.map((f) => familyLabel(f)).join(' or ')} data for this target in the window`], score: 0 });
   }
+  // Nor while the very symptom the scenario asks about left its usual level (the primary's latency
+  // may stay flat while the replica lag the ticket reports grows).
+  const symptom = asked.map((f) => worst(ctx, f)).find((st) => st !== null && (deviatesBadly(st.signal) || st.elevatedAtStart));
+  for (const h of all) if (symptom && h.mode.id === 'healthy' && h.verdict === 'confirmed') Object.assign(h, { verdict: 'refuted', deciding: [`${familyLabel(symptom.signal.family)} left its usual level`], score: 0 });
   // A clean bill of health stands only when no fault is confirmed.
   const fault = all.filter((h) => h.verdict === 'confirmed' && h.mode.id !== 'healthy').sort((a, b) => b.score - a.score)[0];
   for (const h of all) if (fault && h.mode.id === 'healthy' && h.verdict === 'confirmed') Object.assign(h, { verdict: 'refuted', deciding: [`the evidence confirms ${fault.mode.name}: ${fault.deciding[0] ?? ''}`], score: 0 });

@@ -2,7 +2,7 @@ import { MAX_HYPOTHESES, MAX_HYPOTHESIS_LINE, type EvidenceFactV1, type LocalCau
 import { familyLabel } from '@aoc/metric-ontology';
 import { buildContext, type EvidenceContext } from './evidence-context';
 import { evaluateModes, type Hypothesis } from './evaluate-modes';
-import { FAILURE_MODES, type FailureMode } from './failure-modes.data';
+import { FAILURE_MODES, type Condition, type FailureMode } from './failure-modes.data';
 
 /**
  * A scenario thread's conclusion from its failure modes: the modes the scenario tests are each
@@ -41,9 +41,35 @@ export function modesFor(thread: Pick<HypothesisThread, 'scenario' | 'general'>,
   return modes.filter((m) => own.includes(m) || looks.has(m.id) || m.id === 'healthy');
 }
 
+/** The conditions of a mode's signature, alternatives and conjunctions flattened. */
+function signatureConditions(mode: FailureMode): Condition[] {
+  return mode.signature.flatMap((clause) => ('anyOf' in clause ? clause.anyOf.flatMap((alt) => ('allOf' in alt ? alt.allOf : [alt])) : [clause]));
+}
+
+/** Whether the evidence shows a log pattern or an event a condition names (enough lines to stand out). */
+function shows(c: Condition, context: EvidenceContext): boolean {
+  if (c.kind !== 'log' && c.kind !== 'event') return false;
+  const floor = c.kind === 'log' ? (c.atLeast ?? 1) : 1;
+  if (c.patterns.some((p) => (context.logPatterns.get(p)?.count ?? 0) >= floor)) return true;
+  return c.kind === 'event' && context.events.some((e) => (c.events as readonly string[]).includes(e.kind));
+}
+
+/**
+ * Modes outside the scenario's own whose mechanism the evidence names outright (a log line, an
+ * event): an engineer who sees "temporary file" lines in the log tests the spill although the
+ * ticket only said "slow". They are tested on the evidence in hand only (see testHypotheses).
+ */
+export function surfacedModes(tested: readonly FailureMode[], context: EvidenceContext, modes: readonly FailureMode[] = FAILURE_MODES): FailureMode[] {
+  return modes.filter((m) => !tested.includes(m) && signatureConditions(m).some((c) => shows(c, context)));
+}
+
 export function testHypotheses(thread: HypothesisThread, facts: readonly EvidenceFactV1[]): HypothesisOutcome {
   const context = buildContext(facts, thread.window, thread.onset);
-  const hypotheses = evaluateModes(modesFor(thread), context, thread.families, thread.orderLead ?? null);
+  const own = modesFor(thread);
+  const surfaced = surfacedModes(own, context);
+  // A surfaced mode counts when the evidence in hand confirms it; left open, it would steer the
+  // next round away from the scenario's own questions.
+  const hypotheses = evaluateModes([...own, ...surfaced], context, thread.families, thread.orderLead ?? null).filter((h) => !surfaced.includes(h.mode) || h.verdict === 'confirmed');
   return { hypotheses, lead: chooseLead(hypotheses, thread.orderLead ?? null, thread.families), context };
 }
 
