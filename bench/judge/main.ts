@@ -1,10 +1,13 @@
 // Judge benchmark: loads the labelled cases, runs the configured judge on each and prints the
 // report (entry: bench/judge.bench.ts).
 import { writeFileSync } from 'node:fs';
+import type { ModelPort } from '@aoc/agent-runtime';
 import { createJudgeModel } from '../../services/judge/src/judge-answer/judge-model.provider';
 import { intEnv } from '../bus/config';
 import { CASES_DIR, RULE_TAGS, loadCases, type LoadedCase } from './case.schema';
 import { runCases, type CaseRun } from './harness';
+import { TRANSFORMATIONS, variantsOf } from './metamorphic';
+import { metamorphicReport, runVariants, scoreVariants, type VariantRun } from './metamorphic-score';
 import { VERDICTS, byRule, goalMet, goals, rate, score, type Ratio, type Scores } from './score';
 
 export interface BenchOptions {
@@ -13,6 +16,8 @@ export interface BenchOptions {
   concurrency: number;
   only: RegExp | null;
   dir: string;
+  /** Also run the metamorphic variants of the selected cases (BENCH_JUDGE_METAMORPHIC=0 turns it off). */
+  metamorphic: boolean;
 }
 
 export function optionsFrom(argv: readonly string[], env: Record<string, string | undefined> = process.env): BenchOptions {
@@ -26,6 +31,7 @@ export function optionsFrom(argv: readonly string[], env: Record<string, string 
     concurrency,
     only: env['BENCH_JUDGE_ONLY'] ? new RegExp(env['BENCH_JUDGE_ONLY']) : null,
     dir: env['BENCH_JUDGE_CASES_DIR'] || CASES_DIR,
+    metamorphic: env['BENCH_JUDGE_METAMORPHIC'] !== '0',
   };
 }
 
@@ -93,6 +99,16 @@ export function report(runs: readonly CaseRun[], engine: string): string {
   return lines.join('\n');
 }
 
+/** Runs the metamorphic variants of the selected cases and prints their section of the report. */
+async function metamorphic(model: ModelPort, cases: readonly LoadedCase[], runs: readonly CaseRun[], concurrency: number): Promise<VariantRun[]> {
+  const { variants, skipped } = variantsOf(cases.map((c) => c.case));
+  process.stderr.write(`[bench:judge] ${variants.length} metamorphic variants\n`);
+  const variantRuns = await runVariants(model, variants, new Map(runs.map((r) => [r.id, r])), concurrency);
+  const whatOf = new Map(TRANSFORMATIONS.map((t) => [t.id, t.what]));
+  process.stdout.write(`${metamorphicReport(scoreVariants(variantRuns), skipped, whatOf).join('\n')}\n`);
+  return variantRuns;
+}
+
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   const options = optionsFrom(argv);
   const cases = selectCases(loadCases(options.dir), options);
@@ -104,8 +120,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const models = [...new Set(runs.map((r) => r.judgeEngine).filter((e): e is string => e !== null))];
   const engine = models.length > 0 ? `${configured} (${models.join(', ')})` : configured;
   process.stdout.write(`${report(runs, engine)}\n`);
+  const variants = options.metamorphic ? await metamorphic(model, cases, runs, options.concurrency) : [];
   if (options.json) {
-    writeFileSync(options.json, `${JSON.stringify({ engine, quick: options.quick, results: runs }, null, 2)}\n`);
+    writeFileSync(options.json, `${JSON.stringify({ engine, quick: options.quick, results: runs, variants }, null, 2)}\n`);
     process.stderr.write(`[bench:judge] per-case results written to ${options.json}\n`);
   }
   return 0;

@@ -50,8 +50,12 @@ function roleIn(fact: Fact, { text: statement, column }: Statement, ticketFacts:
   if (BEARING.unchanged.test(clause)) return { bearing: null, incidental: 'unchanged' };
   const all = factsOf(statement);
   if (BEARING.pleasantry.test(clause) && !factsOf(clause).some((f) => f.kind === 'term')) return { bearing: null, incidental: 'pleasantry' };
-  // A ticket value bears only where its own clause uses it ("p99 went from 40 to 400 ms because ..." restates).
-  const cue = (column !== null ? cueOf(column) : null) ?? cueOf(clause) ?? (states(ticketFacts, fact) ? null : cueOf(statement));
+  // A ticket value bears only where its own clause uses it ("p99 went from 40 to 400 ms because ..." restates);
+  // so does a name beside a value (it labels the value: "the max_connections limit of 500"). A name on
+  // its own (table, job, index) is never a restated symptom, so its statement's cue holds for it.
+  const labelsValue = factsOf(clause).some((f) => f.kind === 'quantity');
+  const restated = states(ticketFacts, fact) && (fact.kind !== 'identifier' || labelsValue);
+  const cue = (column !== null ? cueOf(column) : null) ?? cueOf(clause) ?? (restated ? null : cueOf(statement));
   if (cue) return { bearing: cue, via: 'cue' };
   // A derivation computes a new value from a ticket value in the same clause ("95% of 1 TiB: about 51 GiB free").
   const values = factsOf(clause).filter((f) => f.kind === 'quantity');

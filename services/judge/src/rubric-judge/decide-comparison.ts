@@ -1,5 +1,5 @@
 import type { JudgeAbstentionCode, Verdict } from '@aoc/contracts';
-import { fairFindings, laterFindings, missedTicketFindings, type FactComparison, type HumanFinding } from './fact-comparison';
+import { fairFindings, incidental, laterFindings, missedTicketFindings, type FactComparison, type HumanFinding } from './fact-comparison';
 import type { FeedbackCheck } from './feedback-check';
 import { contradicts, states, type Fact } from './facts/facts';
 import { EQUIVALENT_COVERAGE } from './judge-rules.data';
@@ -30,6 +30,8 @@ export interface ComparisonFacts {
   ticketFacts: readonly Fact[];
   follow: readonly FollowUp[];
   feedback: FeedbackCheck;
+  /** Support wrote internal notes between the anchor and the human answer: it worked on later information. */
+  laterNotes: boolean;
 }
 
 export type RuleId =
@@ -63,8 +65,12 @@ const abstain = (code: JudgeAbstentionCode, rule: RuleId, findings: GroundFindin
 function followUpGround(c: ComparisonFacts, humanMech: readonly Fact[], aiMech: readonly Fact[], aiFirm: boolean): Ground | null {
   for (const f of c.follow) {
     const named = mechanisms(f.facts).filter((m) => !states(c.ticketFacts, m));
-    const forAi = shares(named, aiMech);
-    const forHuman = shares(named, humanMech);
+    // Naming an answer's author ("as Support said") sides with it whatever mechanisms both share;
+    // else a specific term the customer names ("the backup job") outweighs a shared metric family.
+    const specific = named.filter((m) => m.key.startsWith('term:') && (states(aiMech, m) !== states(humanMech, m)));
+    const deciding = specific.length > 0 ? specific : named;
+    const forAi = f.side !== null ? f.side === 'ai' : shares(deciding, aiMech);
+    const forHuman = f.side !== null ? f.side === 'human' : shares(deciding, humanMech);
     const ground: GroundFinding = { kind: 'follow_up', id: f.id, aiMechanism: [...aiMech], humanMechanism: [...humanMech] };
     if (f.kind === 'separate_issue') {
       // The clauses that do not set the human's claim aside may name the real cause.
@@ -126,10 +132,13 @@ export function decideComparison(c: ComparisonFacts): Ground {
   const aiFirm = c.ai.claimFirm ?? !c.ai.undetermined;
   const nextStep = c.ai.nextAction === 'concrete' || c.ai.nextAction === 'not_required';
 
-  const ground = followUpGround(c, humanMech, aiMech, aiFirm) ?? contradictionGround(c);
+  // The customer judges the mechanism the human named, wherever the human learned it.
+  const humanNamed = mechanisms(c.comparison.human.filter((f) => !incidental(f)).map((f) => f.fact));
+  const ground = followUpGround(c, humanNamed, aiMech, aiFirm) ?? contradictionGround(c);
   if (ground) return ground;
   if (fair.length === 0) {
-    if (later.length > 0) return aiUncertain && nextStep ? decided('different_but_valid', 'late_only_next_step') : abstain('JUDGE.NEEDS_MODEL', 'late_only_no_step');
+    // A human answer in words after internal work rests on that work as much as one that quotes it.
+    if (later.length > 0 || c.laterNotes) return aiUncertain && nextStep ? decided('different_but_valid', 'late_only_next_step') : abstain('JUDGE.NEEDS_MODEL', 'late_only_no_step');
     return abstain('JUDGE.NEEDS_MODEL', 'words_only');
   }
   // A ticket value the human builds on and the AI ignored: a stage-fair omission with weight.

@@ -93,8 +93,13 @@ export const incidental = (f: HumanFinding) => (f.role.bearing === null && f.rol
 /** Facts the AI could have had and that carry a finding: the human's own claims. */
 export const fairFindings = (c: FactComparison) => c.human.filter((f) => f.provenance === 'own' && !incidental(f));
 export const laterFindings = (c: FactComparison) => c.human.filter((f) => f.provenance !== 'own' && f.provenance !== 'ticket');
-/** Ticket values the human builds the cause, action or decision on and the AI does not use. */
+/**
+ * Ticket values the human builds the cause, action or decision on and the AI does not use: a
+ * quantity, a name (table, job, index) or a time. Terms are left out: the ticket's vocabulary is
+ * restated by every answer in its own words.
+ */
+const SPECIFIC: readonly Fact['kind'][] = ['quantity', 'identifier', 'time'];
 export const missedTicketFindings = (c: FactComparison) =>
-  c.human.filter((f) => f.provenance === 'ticket' && f.fact.kind === 'quantity' && weighty(f) && !f.stated && !incidental(f));
+  c.human.filter((f) => f.provenance === 'ticket' && SPECIFIC.includes(f.fact.kind) && weighty(f) && !f.stated && !incidental(f));
 /** What the published answer misses that the AI could have had: the human's own findings and the ticket values with weight. */
 export const missingFindings = (c: FactComparison) => [...c.human.filter((f) => f.provenance === 'own' && !f.stated && !incidental(f)), ...missedTicketFindings(c)];

@@ -14,7 +14,7 @@ export const PROGRESS = /\b(?:looking into|investigating|we are (?:checking|revi
 export const CLOSING = /\b(?:closing (?:this|the) ticket|clos(?:e|ing) (?:this|it) (?:out|now)|mark(?:ing|ed)? (?:this|it) (?:as )?(?:resolved|solved|closed)|feel free to reopen|glad (?:it|that|this) (?:helped|works)|thanks? (?:you )?for (?:confirming|your patience|the update)|you're welcome|resolved\.?$)/i;
 
 /** Words of a diagnosis or a fix: a reply with them says something even without numbers. */
-export const SUBSTANCE = /\b(?:cause[ds]?|because|due to|the reason|root cause|we found|we see|shows?|showed|was (?:hitting|at|full|blocked|caused)|reached|hit the|exhausted|ran out|recommend|suggest|please (?:add|increase|raise|run|set|change|kill|reduce|enable)|you (?:can|should|need to)|fix(?:ed)?|workaround|mitigat\w*|resolved by|add(?:ing)? an index|increase|decrease)\b/i;
+export const SUBSTANCE = /\b(?:cause[ds]?|because|due to|the reason|root cause|therefore|hence|which is why|that(?:'s| is) why|we found|we see|we observe|we noticed|we measured|shows?|showed|was (?:hitting|at|full|blocked|caused)|reached|hit the|exhausted|ran out|recommend|suggest|please (?:add|increase|raise|run|set|change|kill|reduce|enable)|you (?:can|should|need to)|fix(?:ed)?|workaround|mitigat\w*|resolved by|add(?:ing)? an index|increase|decrease)\b/i;
 
 /** A reply that corrects or replaces what Support said before. */
 export const CORRECTION = /\b(?:correction|to correct|i was wrong|we were wrong|scratch that|disregard (?:my|our|the) (?:previous|earlier|last)|ignore (?:my|our) (?:previous|earlier|last)|on closer (?:look|inspection)|turns out|it turned out|not what i said|my (?:earlier|previous) (?:guess|reply|comment|answer) was)\b/i;
@@ -27,8 +27,32 @@ export const QUESTION = /\?|\b(?:can you|could you|would you|how do (?:i|we)|wha
 
 /** Customer follow-ups after the human answer. */
 export const SEPARATE_ISSUE = /\b(?:separate|unrelated|different|another|other) (?:issue|problem|incident|thing|matter|ticket)\b|\bnot related to (?:this|the original|our)/i;
-export const CONFIRMS = /\b(?:that (?:fixed|solved|resolved|was) it|confirmed?|confirming|you were right|(?:was|is) indeed|that did it|works now|working (?:again|now)|back to normal (?:after|since)|problem (?:is )?gone|fixed (?:it|the issue)|solved (?:it|the issue))\b/i;
-export const REFUTES = /\b(?:did(?:n't| not)|does(?:n't| not)|has(?:n't| not)) (?:help|fix|solve|change)|\b(?:the )?(?:real|actual|true) (?:cause|reason|problem) (?:was|is)|\bturned out (?:to be|it was|the)|\bactually (?:it|the cause|the problem) (?:was|is)|\bwas(?:n't| not) (?:the|that|it)\b|\bthat(?:'s| is) not (?:it|the cause)/i;
+/**
+ * A confirmation: the customer says a diagnosis was right, or applied a step and reports the
+ * outcome ("the fix worked", "after adding the index it's fine", "it was the backup job").
+ */
+export const CONFIRMS = new RegExp(
+  [
+    String.raw`\b(?:that (?:fixed|solved|resolved|was) it|confirmed?|confirming|(?:you|it|they|\w+ analysis|\w+ answer) (?:was|were) right|(?:was|is) indeed|that did it|works now|working (?:again|now)|(?:is|are|was|were|got|went) back to normal|back to normal (?:after|since)|problem (?:is )?gone|fixed (?:it|the issue)|solved (?:it|the issue))\b`,
+    String.raw`\bthe (?:fix|change|workaround|suggestion|recommendation|new setting|new index|index|resize|restart) (?:worked|helped|did it|did the trick|solved it|fixed it)\b`,
+    String.raw`\bafter (?:we |i )?(?:add|kill|cancel|resiz|rais|increas|lower|reduc|restart|drop|terminat|mov|set|appl|creat|purg|rebuil|batch|split|enabl|disabl|chang|switch|scal|act|follow|did)\w*\b[^.;!?]{0,80}?\b(?:caught up|recovered|went away|disappeared|stopped|came back|(?:it|everything|all|latency|lag|the \w+)(?:'s| (?:is|are|was|were|has been|stayed|runs|works)) (?:again )?(?:fine|ok|okay|good|normal|back|gone|stable|fast|quiet|green|current))\b`,
+    String.raw`\b(?:so |and )?it was (?:indeed |really |actually )?the (?!same\b)\w+`,
+  ].join('|'),
+  'i',
+);
+export const REFUTES = /\b(?:did(?:n't| not)|does(?:n't| not)|has(?:n't| not)) (?:help|fix|solve|change)|\b(?:the )?(?:real|actual|true) (?:cause|reason|problem) (?:was|is)|\bturned out (?:to be|it was|the)|\bactually (?:it|the cause|the problem) (?:was|is)|\bwas(?:n't| not) (?:the|that|it)\b|\bthat(?:'s| is) not (?:it|the cause|right|correct)/i;
+
+/** A clause of a follow-up that clears a component ("the network was fine"): its mechanisms are not the cause. */
+export const EXONERATES = /\b(?:(?:was|is|were|are) (?:fine|ok|okay|healthy|innocent|not the (?:problem|cause|issue))|nothing wrong with|had nothing to do with|(?:was|were)(?:n't| not) (?:involved|the problem|the cause))\b/i;
+
+/**
+ * Which answer a follow-up sides with by naming its author rather than its mechanism: the human
+ * Support answer, or the published (automated, first) analysis. It decides over mechanism overlap.
+ */
+export const FOLLOW_UP_SIDE = {
+  human: /\b(?:as (?:support|your (?:colleague|engineer|dba)|the (?:engineer|dba)) (?:said|suggested|wrote)|(?:support|your (?:colleague|engineer|dba)|the (?:engineer|dba)) (?:was|were) right|what support said)\b/i,
+  ai: /\b(?:as the (?:first|automated|initial|auto-?oncall) (?:answer|analysis|reply) (?:said|suggested)|the (?:first|automated|initial|auto-?oncall) (?:answer|analysis|reply) was right|what the (?:first|automated|initial|auto-?oncall) (?:answer|analysis|reply) said)\b/i,
+};
 
 /** Sentences of a human reply that report a manual query or an operation done after the anchor. */
 export const MANUAL_WORK = /\b(?:i|we) (?:ran|queried|checked|looked at|pulled|inspected|restarted|killed|applied|changed|increased|raised|added)\b|\bafter (?:checking|querying|looking)\b|\bour (?:internal|backend|side)\b|\b(?:the )?(?:slow ?log|error log|audit log|processlist|pg_stat_activity|query) (?:shows|showed|returned)\b/i;
@@ -69,7 +93,7 @@ export const BEARING = {
   /** Clause-level: courtesy, no finding. */
   pleasantry: /\b(?:thanks?|thank you|hope (?:this|that|it) helps|let us know|feel free|happy to help|sorry|apolog\w*|regards|cheers|have a (?:nice|good|great))\b/i,
   /** Statement-level: the statement explains why. */
-  cause: /\b(?:because|due to|caused? by|causes?|cause is|root cause|the reason|reason is|results? in|leads? to|led to|therefore|hence|which (?:means|leaves|explains|is why)|that(?:'s| is) (?:why|it)|comes? from|came from|triggered|starts? right after|right after|is too (?:small|large|low|high|big)|not enough|exceed(?:s|ed)?|(?:hit|hits|reached|reaches) the (?:limit|maximum|max|cap|ceiling)|saturat\w*|exhaust\w*|so\b|blocks?|blocked|holds?|waits? (?:on|for)|no longer fits?|these are|this is)\b/i,
+  cause: /\b(?:because|due to|caused? by|causes?|cause is|root cause|the reason|reason is|results? in|leads? to|led to|therefore|hence|which (?:means|leaves|explains|is why)|that(?:'s| is) (?:why|it)|comes? from|came from|triggered|starts? (?:right|just|shortly|soon) after|(?:right|just|shortly|soon) after|concentrat\w*|lands? on|is too (?:small|large|low|high|big)|not enough|exceed(?:s|ed)?|(?:hit|hits|reached|reaches) the (?:limit|maximum|max|cap|ceiling)|saturat\w*|exhaust\w*|so\b|blocks?|blocked|holds?|waits? (?:on|for)|no longer fits?|these are|this is)\b/i,
   /** Statement-level: the statement says what to do — an imperative at its start, or a modal recommendation anywhere. */
   action: /^\s*(?:please\s+|then\s+|so\s+|and\s+|or\s+|also\s+)?(?:set|raise|lower|increase|reduce|add|create|drop|kill|cancel|end|terminate|restart|resize|scale|split|cache|sort|retry|enable|disable|move|schedule|run|upgrade|put|cap|expand|tune|rewrite|batch|switch|spread|limit|use|avoid|stop|change|remove|delete)\b|\b(?:please (?:\w+)|you (?:can|should|need to|could|may want to)|we (?:can|will|could|recommend|suggest)|recommend|suggest|will (?:fix|help|resolve|remove)|(?:adding|creating|raising|lowering|setting|splitting|caching) .{1,60} will)\b/i,
   /** Clause-level: the human says a value stays as it is — it is not what to do. */

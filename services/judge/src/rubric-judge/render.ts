@@ -95,7 +95,7 @@ const REASONS: Record<RuleId, (g: Ground) => string> = {
   ticket_contradicts_human: (g) => `The human answer states ${values(g)[0]}, which the ticket contradicts (${values(g)[1]}, as the published answer says).`,
   evidence_contradicts_human: (g) => `The human answer states ${values(g)[0]}, which the published answer's measurements contradict (${values(g)[1]}).`,
   values_disagree: (g) => `The answers disagree on a value (${values(g)[0]} vs ${values(g)[1]}) and nothing in the ticket settles which is right.`,
-  late_only_next_step: () => 'Every fact of the human answer came from later customer comments or manual work; the published answer kept its uncertainty and gave an executable next step.',
+  late_only_next_step: () => 'The human answer rests on later information (customer comments, internal notes or manual work after the anchor); the published answer kept its uncertainty and gave an executable next step.',
   late_only_no_step: () => 'The human answer rests on later information and the published answer gave no executable next step; weighing them needs a reading of meaning.',
   words_only: () => 'The human answer states no fact the built-in judge can compare (it argues in words).',
   risk_missed: (g) => `Both state the same facts, and the published answer also names a risk the human answer misses ("${(find(g, 'risk')?.sentence ?? '').slice(0, 160)}").`,

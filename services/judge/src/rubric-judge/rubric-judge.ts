@@ -78,6 +78,7 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
     ticketFacts,
     follow: followUps(input.timeline, lastSelected),
     feedback,
+    laterNotes: input.internalNotes.some((n) => Date.parse(n.createdAt) > anchor && Date.parse(n.createdAt) < lastSelected),
   });
 
   const r = renderComparison(comparison, ai, ground, feedback, answer.ids.length > 0);

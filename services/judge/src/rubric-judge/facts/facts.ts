@@ -41,11 +41,8 @@ function termFacts(text: string): Fact[] {
     out.push({ kind: 'term', key: `${negated ? 'not:' : ''}${name}`, display: `${negated ? 'not ' : ''}${display}`, negated });
   };
   for (const mention of familiesInText(folded)) add(`family:${mention.family}`, familyLabel(mention.family), mention.index);
-  for (const { term, re } of TERM_PATTERNS) {
-    re.lastIndex = 0;
-    const hit = re.exec(folded);
-    if (hit) add(`term:${term}`, term, hit.index);
-  }
+  // Every mention counts: "without an index ... add an index" states both claims, in any order.
+  for (const { term, re } of TERM_PATTERNS) for (const hit of folded.matchAll(re)) add(`term:${term}`, term, hit.index);
   return out;
 }
 
