@@ -155,6 +155,11 @@ export class Bus {
     this.contracts = options.contracts ?? defaultContracts;
   }
 
+  /** Readiness: started, and every consumer group of the role has this member in it. */
+  get readiness(): { started: boolean; groups: number; joined: number } {
+    return { started: this.started, groups: this.subscriptions.length, joined: this.subscriptions.filter((s) => s.joined()).length };
+  }
+
   get transportKind(): Transport['kind'] {
     return this.transport.kind;
   }

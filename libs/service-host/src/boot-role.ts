@@ -8,7 +8,13 @@ import { NestFactory } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import type { RoleRuntime } from './role-runtime';
 import type { ServiceDefinition } from './service-definition';
+import { healthModule } from './health.controller';
+import { startManagementServer } from './management-server';
+import { RoleHealth } from './role-health';
 import { createTransport, type TransportSpec } from './transport-factory';
+
+/** The role's own module and its probes, served together. */
+class HostedRoleModule {}
 
 export interface BootRoleOptions {
   definition: ServiceDefinition;
@@ -16,6 +22,8 @@ export interface BootRoleOptions {
   dataSource: DataSource;
   /** Serve the role's HTTP API on this port (0 = any free port); omit for no HTTP. */
   httpPort?: number;
+  /** A role without an HTTP API serves /healthz and /readyz on this port (0 = any free port); omit for none. */
+  managementPort?: number;
   logger?: Logger;
   /** Who may call the HTTP API; deny by default (no anonymous access, no OIDC). */
   auth?: AuthSettings;
@@ -27,6 +35,9 @@ export interface BootedRole {
   readonly app: INestApplication | INestMicroservice;
   /** Base URL of the HTTP API when one is served. */
   readonly httpUrl: string | null;
+  /** Base URL of the probes: the HTTP API's, or the management port's. */
+  readonly healthUrl: string | null;
+  readonly health: RoleHealth;
   get<T>(token: abstract new (...args: never[]) => T): T;
   close(): Promise<void>;
 }
@@ -61,14 +72,16 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
   });
   const runtime: RoleRuntime = { role: definition.role, schema, bus, dataSource: options.dataSource, logger };
   const module = definition.module(runtime);
+  const health = new RoleHealth(runtime, definition);
   const strategy = new BusServer(bus);
   let app: INestApplication | INestMicroservice;
   let httpUrl: string | null = null;
+  let management: { url: string; close(): Promise<void> } | null = null;
   if (options.httpPort !== undefined) {
     // Fail at boot, not at the first request, when the credential store is missing.
     if (!options.dataSource.hasMetadata(ApiTokenEntity)) throw new Error(`${definition.role}: an HTTP role's data source must include AUTH_STORE.entities (the credential store)`);
     const edge = { settings: options.auth ?? DEFAULT_AUTH_SETTINGS, dataSource: options.dataSource, logger, auditSchema: schema, bodyLimits: definition.http?.bodyLimits };
-    const http = await NestFactory.create(edgeModule(module, edge), { logger: ['error', 'warn'], bodyParser: false });
+    const http = await NestFactory.create(edgeModule({ module: HostedRoleModule, imports: [module, healthModule(health)] }, edge), { logger: ['error', 'warn'], bodyParser: false });
     installHttpEdge(http, edge);
     // Bus controllers carry @UseFilters(BusErrorPassthroughFilter) themselves.
     http.connectMicroservice({ strategy }, { inheritAppConfig: false });
@@ -80,13 +93,17 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
     const ms = await NestFactory.createMicroservice(module, { strategy, logger: ['error', 'warn'] });
     await ms.listen();
     app = ms;
+    if (options.managementPort !== undefined) management = await startManagementServer(health, options.managementPort);
   }
   return {
     runtime,
     app,
     httpUrl,
+    healthUrl: httpUrl ?? management?.url ?? null,
+    health,
     get: <T>(token: abstract new (...args: never[]) => T) => app.get(token as never) as T,
     close: async () => {
+      await management?.close();
       await app.close();
     },
   };

@@ -5,3 +5,6 @@ export * from './boot-role';
 export * from './transport-factory';
 export * from './run-service-process';
 export * from './periodic-task';
+export * from './role-health';
+export * from './health.controller';
+export * from './management-server';

@@ -12,6 +12,8 @@ import type { TransportSpec } from './transport-factory';
 export const serviceConfigSchema = z.object({
   ...baseConfigShape,
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Probes of a role without an HTTP API (its definition's default otherwise). */
+  MANAGEMENT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   KAFKA_SASL_PASSWORD: secret(z.string().optional()),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(5),
 });
@@ -44,8 +46,9 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
       : { kind: 'memory', broker: new InMemoryBroker() };
   if (config.AOC_TRANSPORT === 'memory') logger.warn('AOC_TRANSPORT=memory in a separate process: this role only talks to itself');
   const httpPort = definition.http ? (config.PORT ?? definition.http.defaultPort) : undefined;
-  const booted = await bootRole({ definition, transport, dataSource, httpPort, logger, auth });
-  logger.info('ready', { transport: transport.kind, http: booted.httpUrl });
+  const managementPort = definition.http ? undefined : (config.MANAGEMENT_PORT ?? definition.management?.defaultPort);
+  const booted = await bootRole({ definition, transport, dataSource, httpPort, managementPort, logger, auth });
+  logger.info('ready', { transport: transport.kind, http: booted.httpUrl, probes: booted.healthUrl });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

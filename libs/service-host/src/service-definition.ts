@@ -20,4 +20,6 @@ export interface ServiceDefinition {
    * contracts the body becomes.
    */
   http?: { defaultPort: number; bodyLimits?: Readonly<Record<string, number>> };
+  /** Roles without an HTTP API serve /healthz and /readyz on this port when hosted alone (`MANAGEMENT_PORT` overrides it). */
+  management?: { defaultPort: number };
 }

@@ -12,6 +12,7 @@ export class EvidenceModule {}
 
 export const evidenceDefinition: ServiceDefinition = {
   role: 'evidence',
+  management: { defaultPort: 8091 },
   publishes: [Topics.evidenceBatchPlanned, Topics.evidenceCatalogRequested],
   entities: [PlannedBatchEntity],
   migrations: [EvidenceInit1764400000000],

@@ -27,6 +27,7 @@ export class JudgeModule {}
 
 export const judgeDefinition: ServiceDefinition = {
   role: 'judge',
+  management: { defaultPort: 8092 },
   publishes: [Topics.evaluationJudged],
   entities: [FrozenTicketEntity, AnswerEntity, TimelineEntity, FeedbackBindingEntity, FeedbackCommentEntity, EvaluationEntity, EvaluationFailureEntity, JudgeDisagreementEntity],
   migrations: [JudgeInit1764400000000, JudgeEvaluation1764500000000, JudgeFeedbackTicketKeys1764900000000, JudgeCrossCheck1765000000000, JudgeEvaluationRevisions1765100000000, JudgePreviousVersion1765200000000],

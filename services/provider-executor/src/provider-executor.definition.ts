@@ -26,6 +26,7 @@ export function createProviderExecutorDefinition(options?: Partial<ExecutorOptio
   const resolve = (): ExecutorOptions => (resolved ??= { ...executorOptionsFromEnv(), ...options });
   return {
     role: 'provider-executor',
+    management: { defaultPort: 8093 },
     publishes: [Topics.evidenceBatchMaterialized, Topics.evidenceCatalogListed, Topics.providerInventoryListed],
     entities: [BatchExecutionEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderHttpAttemptEntity, ProviderSystemEventEntity, EvidenceRecordingEntity, ToolCallEntity],
     migrations: [ProviderExecutorInit1764400000000, ProviderExecutorRecords1764500000000, ProviderExecutorBrowserState1764600000000, ProviderExecutorToolCalls1765000000000],

@@ -16,6 +16,8 @@ export interface OutgoingMessage {
 
 export interface SubscriptionHandle {
   stop(): Promise<void>;
+  /** Whether the consumer is a member of its group now (joined and not rebalancing, crashed or stopped): readiness. */
+  joined(): boolean;
 }
 
 export interface SubscribeOptions {

@@ -10,6 +10,8 @@ export interface KafkaTransportOptions {
   /** Delay before a message whose handler failed is tried again. */
   redeliveryDelayMs?: number;
   sessionTimeoutMs?: number;
+  /** How often a handler that is still working tells the group it is alive (kafkajs beats only between messages otherwise). */
+  heartbeatWhileHandlingMs?: number;
   log?: (level: 'error' | 'warn' | 'info' | 'debug', message: string) => void;
 }
 
@@ -91,6 +93,11 @@ export class KafkaTransport implements Transport {
       retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 5000 },
     });
     let stopping = false;
+    // Membership for readiness: joined after a group join, out while rebalancing, crashed or stopped.
+    let joined = false;
+    consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+    for (const out of [consumer.events.REBALANCING, consumer.events.CRASH, consumer.events.STOP, consumer.events.DISCONNECT]) consumer.on(out, () => (joined = false));
+    const beatEvery = this.options.heartbeatWhileHandlingMs ?? 3000;
     await consumer.connect();
     for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: true });
     const delay = this.options.redeliveryDelayMs ?? 200;
@@ -106,6 +113,9 @@ export class KafkaTransport implements Transport {
         // Retry the same message in place until it is handled; throwing would make kafkajs
         // restart the consumer. On shutdown we give up without committing: redelivered later.
         for (;;) {
+          // A provider batch or a model call may outlast the session timeout: keep the membership
+          // alive while the handler works, so the group does not rebalance and redo the work.
+          const beating = setInterval(() => void heartbeat().catch(() => undefined), beatEvery);
           try {
             await options.handle({
               topic,
@@ -120,6 +130,8 @@ export class KafkaTransport implements Transport {
             if (stopping) throw error;
             await new Promise((resolve) => setTimeout(resolve, delay));
             await heartbeat().catch(() => undefined);
+          } finally {
+            clearInterval(beating);
           }
         }
       },
@@ -131,6 +143,7 @@ export class KafkaTransport implements Transport {
         await consumer.disconnect().catch(() => undefined);
         this.consumers.delete(consumer);
       },
+      joined: () => joined,
     };
   }
 }

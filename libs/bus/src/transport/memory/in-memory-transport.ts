@@ -24,12 +24,15 @@ export class InMemoryTransport implements Transport {
     const memberId = this.broker.join(options.groupId, options.topics, options.handle);
     const membership = { groupId: options.groupId, memberId };
     this.memberships.push(membership);
+    let member = true;
     return {
       stop: async () => {
+        member = false;
         this.broker.leave(options.groupId, memberId);
         const i = this.memberships.indexOf(membership);
         if (i >= 0) this.memberships.splice(i, 1);
       },
+      joined: () => member,
     };
   }
 }
