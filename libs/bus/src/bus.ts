@@ -266,7 +266,11 @@ export class Bus {
           // A short batch means the outbox is drained; another pass would only find nothing.
           let sent: number;
           do {
-            sent = await this.store.relay((topic, messages) => this.transport.send(topic, messages), RELAY_BATCH);
+            sent = await this.store.relay(
+              (topic, messages) => this.transport.send(topic, messages),
+              RELAY_BATCH,
+              (row) => this.logger.error('outbox row set aside: the broker refused it', { role: this.role, topic: row.topic, outboxId: row.id, reason: row.reason }),
+            );
           } while (sent === RELAY_BATCH);
         } while (this.relayAgain);
       } catch (error) {

@@ -1,6 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import type { OutgoingMessage } from '../transport/transport';
 
+/** An outbox row the broker refused on its own: kept with its reason, never sent again. */
+export interface SetAside {
+  id: string;
+  topic: string;
+  reason: string;
+}
+
 export interface OutboxRow extends OutgoingMessage {
   id: string;
   topic: string;
@@ -24,7 +31,10 @@ export interface BusStore {
   /** Outside any transaction: has this group already processed the message? */
   isProcessed(consumerGroup: string, messageId: string): Promise<boolean>;
   appendOutbox(tx: BusTransaction, topic: string, message: OutgoingMessage): Promise<void>;
-  /** Sends pending outbox rows in insertion order through `send`, marking them published. */
-  relay(send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, limit?: number): Promise<number>;
+  /**
+   * Sends pending outbox rows in insertion order through `send`, in requests of bounded size,
+   * marking them published; a row the broker refuses on its own is set aside and reported.
+   */
+  relay(send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, limit?: number, onSetAside?: (row: SetAside) => void): Promise<number>;
   pendingOutboxCount(): Promise<number>;
 }

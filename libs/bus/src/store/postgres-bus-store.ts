@@ -1,7 +1,37 @@
 import { quoteIdent } from '@aoc/persistence';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { OutgoingMessage } from '../transport/transport';
-import type { BusStore, BusTransaction } from './bus-store';
+import { MAX_MESSAGE_BYTES } from '@aoc/contracts';
+import { MessagesRejectedError, type OutgoingMessage } from '../transport/transport';
+import type { BusStore, BusTransaction, SetAside } from './bus-store';
+
+/** Header that marks an outbox row the broker refused on its own: kept for inspection, never sent again. */
+export const SET_ASIDE_HEADER = 'aoc-outbox-set-aside';
+
+/** One produce request carries at most this many bytes of messages (one bus message fits alone). */
+const REQUEST_BYTES = MAX_MESSAGE_BYTES;
+
+type Row = { id: string; topic: string; message_key: string | null; value: string; headers: Record<string, string> };
+
+const sizeOf = (r: Row) => Buffer.byteLength(r.value, 'utf8') + Buffer.byteLength(r.message_key ?? '', 'utf8') + Buffer.byteLength(JSON.stringify(r.headers), 'utf8');
+
+/** Consecutive rows of one topic, cut so that no request exceeds REQUEST_BYTES; the order is kept. */
+export function produceRequests<T extends Row>(rows: readonly T[], maxBytes = REQUEST_BYTES, size: (r: T) => number = sizeOf): T[][] {
+  const requests: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const r of rows) {
+    const n = size(r);
+    if (current.length > 0 && (r.topic !== current[0].topic || bytes + n > maxBytes)) {
+      requests.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(r);
+    bytes += n;
+  }
+  if (current.length > 0) requests.push(current);
+  return requests;
+}
 
 /** DDL of the bus tables inside a service's own schema; used by each service's first migration. */
 export function busTablesDdl(schema: string): string[] {
@@ -71,13 +101,13 @@ export class PostgresBusStore implements BusStore {
     ]);
   }
 
-  async relay(send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, limit = 200): Promise<number> {
+  async relay(send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, limit = 200, onSetAside: (row: SetAside) => void = () => undefined): Promise<number> {
     const runner: QueryRunner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
       await runner.startTransaction();
       // SKIP LOCKED: replicas of a role share one outbox without sending a row twice.
-      const rows: { id: string; topic: string; message_key: string | null; value: string; headers: Record<string, string> }[] = await runner.query(
+      const rows: Row[] = await runner.query(
         `SELECT "id", "topic", "message_key", "value", "headers" FROM ${this.s}."bus_outbox"
          WHERE "published_at" IS NULL ORDER BY "id" LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
@@ -86,25 +116,39 @@ export class PostgresBusStore implements BusStore {
         await runner.commitTransaction();
         return 0;
       }
-      // Send consecutive rows of the same topic together, keeping the overall order.
-      let i = 0;
-      while (i < rows.length) {
-        let j = i;
-        while (j < rows.length && rows[j].topic === rows[i].topic) j++;
-        await send(
-          rows[i].topic,
-          rows.slice(i, j).map((r) => ({ key: r.message_key, value: r.value, headers: r.headers })),
-        );
-        i = j;
-      }
+      // Consecutive rows of one topic go together, in requests the broker accepts, keeping the order.
+      const setAside: { row: Row; reason: string }[] = [];
+      for (const request of produceRequests(rows)) await this.sendOrSetAside(send, request, setAside);
       await runner.query(`UPDATE ${this.s}."bus_outbox" SET "published_at" = now() WHERE "id" = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      for (const { row, reason } of setAside) {
+        await runner.query(`UPDATE ${this.s}."bus_outbox" SET "headers" = "headers" || jsonb_build_object($2::text, $3::text) WHERE "id" = $1`, [row.id, SET_ASIDE_HEADER, reason]);
+      }
       await runner.commitTransaction();
+      for (const { row, reason } of setAside) onSetAside({ id: row.id, topic: row.topic, reason });
       return rows.length;
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       throw error;
     } finally {
       await runner.release();
+    }
+  }
+
+  /**
+   * A request the broker refuses for its records is sent again one row at a time; a row refused
+   * on its own is set aside (marked, kept, never sent again), so it cannot jam the rows after it.
+   * Any other failure (an outage) fails the relay, which retries everything later.
+   */
+  private async sendOrSetAside(send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, request: Row[], setAside: { row: Row; reason: string }[]): Promise<void> {
+    try {
+      await send(request[0].topic, request.map((r) => ({ key: r.message_key, value: r.value, headers: r.headers })));
+    } catch (error) {
+      if (!(error instanceof MessagesRejectedError)) throw error;
+      if (request.length === 1) {
+        setAside.push({ row: request[0], reason: error.reason.slice(0, 500) });
+        return;
+      }
+      for (const row of request) await this.sendOrSetAside(send, [row], setAside);
     }
   }
 

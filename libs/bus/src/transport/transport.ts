@@ -49,3 +49,14 @@ export function partitionForKey(key: string | null, partitions: number, fallback
   }
   return hash % partitions;
 }
+
+/**
+ * The broker refused the messages themselves (too large, an invalid record): sending the same
+ * request again cannot succeed. Outages and timeouts are never this; they are retried.
+ */
+export class MessagesRejectedError extends Error {
+  constructor(readonly reason: string) {
+    super(`the broker refused the messages: ${reason}`);
+    this.name = 'MessagesRejectedError';
+  }
+}

@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type Consumer, type Producer, type SASLOptions, type LogEntry } from 'kafkajs';
-import type { OutgoingMessage, SubscribeOptions, SubscriptionHandle, Transport } from '../transport';
+import { MessagesRejectedError, type OutgoingMessage, type SubscribeOptions, type SubscriptionHandle, type Transport } from '../transport';
 
 export interface KafkaTransportOptions {
   clientId: string;
@@ -13,6 +13,21 @@ export interface KafkaTransportOptions {
   /** How often a handler that is still working tells the group it is alive (kafkajs beats only between messages otherwise). */
   heartbeatWhileHandlingMs?: number;
   log?: (level: 'error' | 'warn' | 'info' | 'debug', message: string) => void;
+}
+
+/** Protocol errors by which a broker refuses the records themselves; anything else may pass on a retry. */
+const RECORD_REJECTIONS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE', 'INVALID_REQUIRED_ACKS']);
+
+/** The rejection among an error and the errors kafkajs wrapped in it, if any. */
+function recordRejection(error: unknown, depth = 0): string | null {
+  if (typeof error !== 'object' || error === null || depth > 4) return null;
+  const e = error as { type?: unknown; retriable?: unknown; originalError?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.type === 'string' && RECORD_REJECTIONS.has(e.type) && e.retriable !== true) return e.type;
+  for (const inner of [e.originalError, e.cause, ...(Array.isArray(e.errors) ? e.errors : [])]) {
+    const found = recordRejection(inner, depth + 1);
+    if (found) return found;
+  }
+  return null;
 }
 
 function headerValue(v: Buffer | string | (Buffer | string)[] | undefined): string | undefined {
@@ -76,11 +91,16 @@ export class KafkaTransport implements Transport {
 
   async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
     if (!this.producer) await this.connect();
-    await (this.producer as Producer).send({
-      topic,
-      acks: -1,
-      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-    });
+    try {
+      await (this.producer as Producer).send({
+        topic,
+        acks: -1,
+        messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+      });
+    } catch (error) {
+      const rejected = recordRejection(error);
+      throw rejected ? new MessagesRejectedError(rejected) : error;
+    }
   }
 
   async subscribe(options: SubscribeOptions): Promise<SubscriptionHandle> {

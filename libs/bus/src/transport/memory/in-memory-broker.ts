@@ -83,15 +83,15 @@ export class InMemoryBroker {
   append(topic: string, messages: OutgoingMessage[]): void {
     if (this.closed) throw new BrokerError('BROKER_CLOSED', 'in-memory broker is closed');
     const partitions = this.partitionsOf(topic);
+    // A refused request appends nothing, as a broker refuses a record batch whole.
+    const values = messages.map((m) => Buffer.from(m.value, 'utf8'));
+    const tooLarge = values.find((v) => v.length > this.maxMessageBytes);
+    if (tooLarge) throw new BrokerError('MESSAGE_TOO_LARGE', `message of ${tooLarge.length} bytes exceeds ${this.maxMessageBytes} bytes on ${topic}`);
     let roundRobin = 0;
-    for (const m of messages) {
-      const value = Buffer.from(m.value, 'utf8');
-      if (value.length > this.maxMessageBytes) {
-        throw new BrokerError('MESSAGE_TOO_LARGE', `message of ${value.length} bytes exceeds ${this.maxMessageBytes} bytes on ${topic}`);
-      }
+    messages.forEach((m, i) => {
       const p = partitionForKey(m.key, partitions.length, roundRobin++);
-      partitions[p].push({ key: m.key, value, headers: { ...m.headers } });
-    }
+      partitions[p].push({ key: m.key, value: values[i], headers: { ...m.headers } });
+    });
     for (const group of this.groups.values()) if (group.topics.has(topic)) this.wakeAll(group);
   }
 

@@ -1,5 +1,5 @@
-import type { SubscribeOptions, SubscriptionHandle, Transport, OutgoingMessage } from '../transport';
-import { InMemoryBroker } from './in-memory-broker';
+import { MessagesRejectedError, type SubscribeOptions, type SubscriptionHandle, type Transport, type OutgoingMessage } from '../transport';
+import { BrokerError, InMemoryBroker } from './in-memory-broker';
 
 /** One service's connection to the shared in-process broker. */
 export class InMemoryTransport implements Transport {
@@ -17,7 +17,12 @@ export class InMemoryTransport implements Transport {
   }
 
   async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
-    this.broker.append(topic, messages);
+    try {
+      this.broker.append(topic, messages);
+    } catch (error) {
+      if (error instanceof BrokerError && error.code === 'MESSAGE_TOO_LARGE') throw new MessagesRejectedError(error.message);
+      throw error;
+    }
   }
 
   async subscribe(options: SubscribeOptions): Promise<SubscriptionHandle> {
