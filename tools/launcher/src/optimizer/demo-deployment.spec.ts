@@ -19,11 +19,13 @@ afterAll(() => {
 });
 
 describe('the optimizer demo deployment', () => {
-  it('keeps only the health check of the bundled catalogue, every other field as it was', () => {
-    const bundled = JSON.parse(readFileSync(join(repoRoot(), FAILURE_MODES), 'utf8')) as { ranking: unknown; version: string; modes: { id: string }[] };
+  it('keeps only the health check of the bundled catalogue, without references to modes it drops, every other field as it was', () => {
+    const bundled = JSON.parse(readFileSync(join(repoRoot(), FAILURE_MODES), 'utf8')) as { ranking: unknown; version: string; modes: { id: string; lookAlikes: { mode: string }[] }[] };
     const demo = JSON.parse(demoFailureModes(JSON.stringify(bundled))) as typeof bundled;
     expect(bundled.modes.length).toBeGreaterThan(1);
-    expect(demo.modes).toEqual(bundled.modes.filter((m) => m.id === 'healthy'));
+    const healthy = bundled.modes.filter((m) => m.id === 'healthy');
+    expect(healthy[0].lookAlikes.length).toBeGreaterThan(0);
+    expect(demo.modes).toEqual(healthy.map((m) => ({ ...m, lookAlikes: [] })));
     expect(demo.ranking).toEqual(bundled.ranking);
     expect(demo.version).toBe(bundled.version);
     expect(() => demoFailureModes(JSON.stringify({ ...bundled, modes: bundled.modes.filter((m) => m.id !== 'healthy') }))).toThrow(/no "healthy" mode/);

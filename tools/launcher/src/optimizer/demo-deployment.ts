@@ -18,13 +18,22 @@ const FAILURE_MODES = 'services/router/data/failure-modes.json';
 const HEALTH_CHECK = 'healthy';
 
 // Only what the reduction reads; every other field is carried over as it is (the router validates the result).
-const Catalogue = z.object({ modes: z.array(z.object({ id: z.string() }).passthrough()) }).passthrough();
+const Reference = z.union([z.string(), z.object({ mode: z.string() }).passthrough()]);
+const Catalogue = z.object({ modes: z.array(z.object({ id: z.string(), lookAlikes: z.array(z.object({ mode: z.string() }).passthrough()).optional(), explains: z.array(Reference).optional() }).passthrough()) }).passthrough();
+const referenced = (r: z.infer<typeof Reference>) => (typeof r === 'string' ? r : r.mode);
 
 /** The bundled failure-mode catalogue reduced to the health check: the diagnosis before the catalogue existed. */
 export function demoFailureModes(bundled: string): string {
   const catalogue = Catalogue.parse(JSON.parse(bundled));
-  const modes = catalogue.modes.filter((m) => m.id === HEALTH_CHECK);
-  if (modes.length !== 1) throw new Error(`${FAILURE_MODES}: no "${HEALTH_CHECK}" mode to keep for the demo deployment`);
+  const kept = catalogue.modes.filter((m) => m.id === HEALTH_CHECK);
+  if (kept.length !== 1) throw new Error(`${FAILURE_MODES}: no "${HEALTH_CHECK}" mode to keep for the demo deployment`);
+  // The kept mode may name modes the demo does not catalogue (a look-alike it rules out): those references go with them.
+  const ids = new Set(kept.map((m) => m.id));
+  const modes = kept.map((m) => ({
+    ...m,
+    ...(m.lookAlikes ? { lookAlikes: m.lookAlikes.filter((l) => ids.has(l.mode)) } : {}),
+    ...(m.explains ? { explains: m.explains.filter((e) => ids.has(referenced(e))) } : {}),
+  }));
   return `${JSON.stringify({ ...catalogue, modes }, null, 2)}\n`;
 }
 
