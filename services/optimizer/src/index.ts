@@ -6,7 +6,8 @@ export { FocusIteration, type IterationDeps } from './run-focus/focus-iteration'
 export type { CandidateWriter, DataAccess, ReplayPort, ReplayRequest, ReplayResult, Transact } from './run-focus/ports';
 export { localDataAccess } from './run-focus/data-access';
 export { builtinProposer, builtinProposals, type CandidateProposer, type ProposerInput } from './propose-candidate/builtin-proposer';
-export { FOCUS_OUTCOMES, OUTCOME_MEANING, FOCUS_LIMITS, type FocusOutcome } from './focus/focus-outcome';
+export { FOCUS_LIMITS } from './focus/focus-limits';
+export { FOCUS_OUTCOMES, FOCUS_STATUSES, FOCUS_TRANSITIONS, stateDiagram, type FocusOutcome, type FocusStatus } from './focus/focus-machine';
 export { signals as storedSignals } from './persistence/signal-store';
 export { Criterion, judgeCase, type JudgedAnswer } from './judge-criteria/criterion-judge';
 export { modelProposer, paretoSet, PROPOSER_INSTRUCTIONS } from './propose-candidate/model-proposer';

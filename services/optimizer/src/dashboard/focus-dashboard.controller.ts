@@ -2,7 +2,8 @@ import { Access, CurrentPrincipal, TENANCY, tenantScope, type Principal, type Te
 import { DATA_SOURCE } from '@aoc/service-host';
 import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { checkpointsOf, focusById, focusesWithCheckpoints, focusVisibleTo } from '../persistence/focus-store';
+import { checkpointsOf } from '../persistence/checkpoint-store';
+import { focusById, focusesWithCheckpoints, focusVisibleTo } from '../persistence/focus-store';
 import { signals } from '../persistence/signal-store';
 import { renderFocus, renderFocusList } from './focus.view';
 

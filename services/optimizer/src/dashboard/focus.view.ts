@@ -1,6 +1,7 @@
 import { href, html, trusted, type SafeHtml } from '@aoc/safe-html';
 import type { GateResult } from '../focus/candidate-gate';
-import type { Checkpoint, FocusRow } from '../persistence/focus-store';
+import { latest, type Checkpoint } from '../persistence/checkpoint-store';
+import type { FocusRow } from '../persistence/focus-store';
 import type { StoredSignal } from '../persistence/signal-store';
 import type { JudgedReplay } from '../run-focus/replay-judging';
 
@@ -68,17 +69,16 @@ ${c.controls.map((t) => html`<tr><td>${t.ticketKey}</td><td>control</td><td>—<
 ${checkpoints.map((x) => html`<tr><td>${x.seq}</td><td>${x.kind}</td><td>${x.attempt}</td><td><code>${x.baseVersion}</code></td><td><code>${x.candidateDigest ?? '—'}</code></td><td>${x.createdAt}</td></tr>`)}
 </tbody></table>
 ${attempts.map((a) => {
-  const of = (kind: Checkpoint['kind']) => checkpoints.filter((x) => x.attempt === a && x.kind === kind).at(-1);
-  const baseline = (of(a === 0 ? 'baseline' : 'case_refresh')?.payload as { cases?: JudgedReplay[] } | undefined)?.cases;
-  const proposal = of('proposal')?.payload as { diff?: { edits: { path: string; pointer: string; value: unknown; because: string }[] } | null; rejected?: { code: string; detail: string }[] } | undefined;
-  const gate = of('gate')?.payload as GateResult | undefined;
-  const review = of('attempt_review')?.payload as { feedback?: string } | undefined;
-  const blocked = of('case_blocked')?.payload as { caseIds?: string[]; reason?: string } | undefined;
+  const baseline = (a === 0 ? latest(checkpoints, 'baseline', a) : latest(checkpoints, 'case_refresh', a))?.payload.cases;
+  const proposal = latest(checkpoints, 'proposal', a)?.payload;
+  const gate = latest(checkpoints, 'gate', a)?.payload;
+  const review = latest(checkpoints, 'attempt_review', a)?.payload;
+  const blocked = latest(checkpoints, 'case_blocked', a)?.payload;
   return html`<h2>${a === 0 ? 'Creation baseline' : `Attempt ${a}`}</h2>
 ${baseline ? casesTable(baseline) : ''}
-${blocked ? html`<p class="gap">Case blocked on this base: ${(blocked.caseIds ?? []).join(', ')} (${blocked.reason ?? ''})</p>` : ''}
+${blocked ? html`<p class="gap">Case blocked on this base: ${blocked.caseIds.join(', ')} (${blocked.reason})</p>` : ''}
 ${proposal?.diff ? html`<p>Candidate: ${proposal.diff.edits.map((e) => html`<div><code>${e.path} ${e.pointer} = ${JSON.stringify(e.value)}</code> — ${e.because}</div>`)}</p>` : ''}
-${proposal && !proposal.diff ? html`<p class="gap">No admissible proposal: ${(proposal.rejected ?? []).map((r) => `${r.code} ${r.detail}`).join('; ')}</p>` : ''}
+${proposal && !proposal.diff ? html`<p class="gap">No admissible proposal: ${proposal.rejected.map((r) => `${r.code} ${r.detail}`).join('; ')}</p>` : ''}
 ${gate ? gateTable(gate) : ''}
 ${review?.feedback ? html`<p class="muted">Review: ${review.feedback}</p>` : ''}`;
 })}`,

@@ -1,12 +1,13 @@
 import type { SignalSource } from '../collect-signals/signal-refs';
 import { runFinding, type CaseJudgement, type RunFinding } from '../judge-criteria/criterion-judge';
-import type { FocusCandidate } from '../select-focus/focus-selector';
-import { FOCUS_LIMITS } from './focus-outcome';
+import type { FocusCandidate, FocusTarget } from '../select-focus/focus-selector';
+import { FOCUS_LIMITS } from './focus-limits';
 
 /**
  * Focus creation and re-check. Before anything is replayed the frozen sources are compared with
  * the tickets as they are now: a changed target stops the candidate (its ref suppressed, the
- * others released), a changed control is only dropped. Then the fresh baseline decides: every
+ * others released), a target without a collected timeline is unverifiable (nothing is decided),
+ * a changed control is only dropped. Then the fresh baseline decides: every
  * target replayed, at least two blocking gaps and a `gaps_found` finding create the Focus.
  */
 
@@ -26,10 +27,17 @@ const sameSource = (frozen: SignalSource, now: CurrentSource | undefined): boole
 
 export type SourceCheck =
   | { kind: 'unchanged'; droppedControls: string[] }
+  | { kind: 'unverifiable'; cases: string[] }
   | { kind: 'changed'; changedRefs: string[]; releasedRefs: string[]; droppedControls: string[] };
 
-/** Compares every case's frozen source with the current one (missing = changed). */
+/**
+ * Compares every case's frozen source with the current one. A target whose current source is
+ * unknown (no timeline collected) is unverifiable: nothing is decided on it, not even "changed".
+ * A control that changed or cannot be verified is dropped (controls never decide).
+ */
 export function recheckSources(candidate: Pick<FocusCandidate, 'targets' | 'controls'>, current: ReadonlyMap<string, CurrentSource>): SourceCheck {
+  const unverifiable = candidate.targets.filter((t) => !current.has(t.ticketKey)).map((t) => t.ticketKey);
+  if (unverifiable.length > 0) return { kind: 'unverifiable', cases: unverifiable };
   const droppedControls = candidate.controls.filter((c) => !sameSource(c.source, current.get(c.ticketKey))).map((c) => c.ticketKey);
   const changed = candidate.targets.filter((t) => !sameSource(t.source, current.get(t.ticketKey)));
   if (changed.length === 0) return { kind: 'unchanged', droppedControls };
@@ -83,6 +91,15 @@ export function reproducibility(cases: readonly ReplayedCase[], blockingCriterio
   const met = targets.filter((t) => t.executed && blockingStatus(t, blockingCriterionId) === 'met').length;
   if (targets.every((t) => t.executed) && met * 2 > targets.length) return { kind: 'auto_close', confirmedGaps, met };
   return { kind: 'inconclusive', confirmedGaps };
+}
+
+/**
+ * The refs an auto-close releases: targets not met on the fresh baseline (a gap, not judged, not
+ * executed or blocked) go back to selection; met ones stay consumed, their problem being solved.
+ */
+export function unmetRefs(targets: readonly Pick<FocusTarget, 'ticketKey' | 'ref'>[], cases: readonly ReplayedCase[], blockingCriterionId: string): string[] {
+  const met = (ticketKey: string) => cases.some((c) => c.caseId === ticketKey && c.role === 'target' && c.executed && blockingStatus(c, blockingCriterionId) === 'met');
+  return targets.filter((t) => !met(t.ticketKey)).map((t) => t.ref);
 }
 
 export type CaseBlockers =

@@ -1,8 +1,8 @@
 import type { CaseJudgement, CriterionStatus } from '../judge-criteria/criterion-judge';
 import type { SignalSource } from '../collect-signals/signal-refs';
-import { caseBlockers, decideBaseline, recheckSources, reproducibility, type CurrentSource, type ReplayedCase } from './baseline';
+import { caseBlockers, decideBaseline, recheckSources, reproducibility, unmetRefs, type CurrentSource, type ReplayedCase } from './baseline';
 import { candidateGate, transitionOf } from './candidate-gate';
-import { attemptsStartedToday, FOCUS_OUTCOMES, OUTCOME_MEANING, shouldRetire, type AttemptRecord } from './focus-outcome';
+import { attemptsStartedToday, shouldRetire, type AttemptRecord } from './focus-limits';
 
 const BLOCK = 'lead-lock-waits';
 const judged = (caseId: string, blocking: CriterionStatus, other: CriterionStatus = 'met'): CaseJudgement => ({
@@ -41,8 +41,14 @@ describe('Focus baseline', () => {
     now.set('A', { ticketDigest: 'd-A', questionDigest: 'q-A', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] });
     now.set('B', { ticketDigest: 'd-B-new', questionDigest: 'q-B', referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] });
     expect(recheckSources(candidate, now)).toEqual({ kind: 'changed', changedRefs: ['sig_b'], releasedRefs: ['sig_a'], droppedControls: ['C'] });
-    now.delete('A');
-    expect(recheckSources(candidate, now)).toMatchObject({ changedRefs: ['sig_a', 'sig_b'], releasedRefs: [] });
+  });
+
+  it('calls a target without a collected timeline unverifiable, not changed; a control without one is dropped', () => {
+    const candidate = { targets: [{ ticketKey: 'A', ref: 'sig_a', source: source('A'), statement: '' }, { ticketKey: 'B', ref: 'sig_b', source: source('B'), statement: '' }], controls: [{ ticketKey: 'C', source: source('C') }] };
+    const current = (key: string): CurrentSource => ({ ticketDigest: `d-${key}`, questionDigest: `q-${key}`, referenceComments: [{ id: 'c1', bodyDigest: 'b1' }] });
+    // B changed, A has no timeline: nothing is decided (before the machine this was "both changed").
+    expect(recheckSources(candidate, new Map([['B', { ...current('B'), ticketDigest: 'd-B-new' }]]))).toEqual({ kind: 'unverifiable', cases: ['A'] });
+    expect(recheckSources(candidate, new Map([['A', current('A')], ['B', current('B')]]))).toEqual({ kind: 'unchanged', droppedControls: ['C'] });
   });
 
   it('keeps a Focus active on two gaps, closes it on a strict majority met without failures, else inconclusive', () => {
@@ -50,6 +56,12 @@ describe('Focus baseline', () => {
     expect(reproducibility([target('A', 'gap'), target('B', 'met'), target('C', 'met')], BLOCK)).toEqual({ kind: 'auto_close', confirmedGaps: 1, met: 2 });
     expect(reproducibility([target('A', 'gap'), target('B', 'met'), target('C', 'inconclusive'), target('D', 'inconclusive')], BLOCK).kind).toBe('inconclusive');
     expect(reproducibility([target('A', 'met'), target('B', 'met'), target('C', 'gap', 'met', false)], BLOCK).kind).toBe('inconclusive');
+  });
+
+  it('releases on auto-close the refs of targets not met (a gap, not judged, not replayed), never the met ones', () => {
+    const targets = ['A', 'B', 'C', 'D', 'E'].map((k) => ({ ticketKey: k, ref: `sig_${k}` }));
+    // E was blocked on this base: it is not among the judged cases, so it was not met either.
+    expect(unmetRefs(targets, [target('A', 'met'), target('B', 'gap'), target('C', 'inconclusive'), target('D', 'met', 'met', false)], BLOCK)).toEqual(['sig_B', 'sig_C', 'sig_D', 'sig_E']);
   });
 
   it('blocks a target that alone failed, keeps blockers of this base, and says when too few targets remain', () => {
@@ -93,14 +105,7 @@ describe('candidate gate', () => {
   });
 });
 
-describe('outcomes and limits', () => {
-  it('gives every outcome a consumption meaning', () => {
-    for (const o of FOCUS_OUTCOMES) expect(OUTCOME_MEANING[o].meaning.length).toBeGreaterThan(10);
-    expect(OUTCOME_MEANING.focus_candidate_rejected.consumption).toBe('none');
-    expect(OUTCOME_MEANING.focus_candidate_source_changed.consumption).toBe('changed_suppressed_unchanged_released');
-    expect(OUTCOME_MEANING.focus_human_handoff).toMatchObject({ consumption: 'consumed', holdsActiveSlot: false });
-  });
-
+describe('limits', () => {
   it('counts attempts per Shanghai day and retires only after 7 days, 10 reviewed attempts and 6 without improvement', () => {
     const at = (iso: string, improved = false): AttemptRecord => ({ startedAt: iso, reviewed: true, confirmedImprovement: improved });
     // 17:00 UTC on the 1st is already the 2nd in Shanghai.

@@ -1,15 +1,14 @@
 import type { EntityManager } from 'typeorm';
+import { FOCUS_STATUSES, type FocusStatus } from '../focus/focus-machine';
 import { targetSetKey, type FocusCandidate } from '../select-focus/focus-selector';
+import { checkpointsOf, type Checkpoint } from './checkpoint-store';
 import { isoValue, jsonValue } from './row-values';
 
 /**
- * Focuses, their append-only checkpoints and the rejected groupings. A checkpoint is bound to the
- * Focus digest, the base data version, the attempt and the candidate digest; a step that already
- * has its checkpoint is never run again (the unique step index makes a repeat a no-op), so a
- * crash at any point resumes from what is stored.
+ * Focuses, the rejected groupings and the optimizer lease. A Focus's status moves only through
+ * the state machine (`focus-transition.ts` applies `focus/focus-machine.ts`); its checkpoints are
+ * in `checkpoint-store.ts`.
  */
-
-export type FocusStatus = 'selected' | 'active' | 'rejected' | 'source_changed' | 'human_handoff' | 'retired' | 'auto_closed' | 'ready_to_close';
 
 export interface FocusRow {
   focusId: string;
@@ -23,23 +22,14 @@ export interface FocusRow {
   updatedAt: string;
 }
 
-export type CheckpointKind = 'selection' | 'baseline' | 'case_refresh' | 'proposal' | 'challenger' | 'gate' | 'attempt_review' | 'candidate_enqueued' | 'focus_close' | 'case_blocked';
-
-export interface Checkpoint<P = unknown> {
-  focusId: string;
-  seq: number;
-  kind: CheckpointKind;
-  focusDigest: string;
-  baseVersion: string;
-  attempt: number;
-  candidateDigest: string | null;
-  payload: P;
-  createdAt: string;
+function statusOf(value: unknown): FocusStatus {
+  const status = FOCUS_STATUSES.find((s) => s === value);
+  if (!status) throw new Error(`unknown Focus status ${String(value)}`);
+  return status;
 }
 
-
 function toFocus(r: Record<string, unknown>): FocusRow {
-  return { focusId: String(r['focus_id']), focusDigest: String(r['focus_digest']), status: String(r['status']) as FocusStatus, signature: String(r['signature']), candidate: jsonValue<FocusCandidate>(r['candidate']), tenants: (r['tenants'] as string[] | undefined) ?? [], createdAt: isoValue(r['created_at']), updatedAt: isoValue(r['updated_at']) };
+  return { focusId: String(r['focus_id']), focusDigest: String(r['focus_digest']), status: statusOf(r['status']), signature: String(r['signature']), candidate: jsonValue<FocusCandidate>(r['candidate']), tenants: (r['tenants'] as string[] | undefined) ?? [], createdAt: isoValue(r['created_at']), updatedAt: isoValue(r['updated_at']) };
 }
 
 /** Every ticket a Focus gathers: its targets' and its controls'. */
@@ -106,55 +96,6 @@ export class FocusMovedError extends Error {
 /** `moveFocus` inside a transaction that must not go on when the move was lost (it throws `FocusMovedError`). */
 export async function mustMoveFocus(m: EntityManager, focusId: string, from: FocusStatus, to: FocusStatus, at: Date): Promise<void> {
   if (!(await moveFocus(m, focusId, from, to, at))) throw new FocusMovedError(focusId, from);
-}
-
-/** Appends a checkpoint unless the same step is already recorded; returns the stored one either way. */
-export async function appendCheckpoint<P>(m: EntityManager, c: Omit<Checkpoint<P>, 'seq' | 'createdAt'>, at: Date): Promise<Checkpoint<P>> {
-  // A concurrent append may take the same sequence number: try again with the next one.
-  for (let tries = 0; tries < 5; tries += 1) {
-    const existing = await findCheckpoint<P>(m, c.focusId, c.kind, c.attempt, c.baseVersion, c.candidateDigest);
-    if (existing) return existing;
-    await insertCheckpoint(m, c, at);
-  }
-  const found = await findCheckpoint<P>(m, c.focusId, c.kind, c.attempt, c.baseVersion, c.candidateDigest);
-  if (!found) throw new Error(`checkpoint ${c.kind} of ${c.focusId} was not stored`);
-  return found;
-}
-
-async function insertCheckpoint<P>(m: EntityManager, c: Omit<Checkpoint<P>, 'seq' | 'createdAt'>, at: Date): Promise<void> {
-  await m.query(
-    `INSERT INTO "optimizer"."checkpoints" ("focus_id", "seq", "kind", "focus_digest", "base_version", "attempt", "candidate_digest", "payload", "created_at")
-     SELECT $1, coalesce(max("seq"), 0) + 1, $2, $3, $4, $5, $6, $7::jsonb, $8 FROM "optimizer"."checkpoints" WHERE "focus_id" = $1
-     ON CONFLICT DO NOTHING`,
-    [c.focusId, c.kind, c.focusDigest, c.baseVersion, c.attempt, c.candidateDigest, JSON.stringify(c.payload), at],
-  );
-}
-
-function toCheckpoint<P>(r: Record<string, unknown>): Checkpoint<P> {
-  return {
-    focusId: String(r['focus_id']),
-    seq: Number(r['seq']),
-    kind: String(r['kind']) as CheckpointKind,
-    focusDigest: String(r['focus_digest']),
-    baseVersion: String(r['base_version']),
-    attempt: Number(r['attempt']),
-    candidateDigest: (r['candidate_digest'] as string | null) ?? null,
-    payload: jsonValue<P>(r['payload']),
-    createdAt: isoValue(r['created_at']),
-  };
-}
-
-export async function findCheckpoint<P>(m: EntityManager, focusId: string, kind: CheckpointKind, attempt: number, baseVersion: string, candidateDigest: string | null): Promise<Checkpoint<P> | null> {
-  const rows: Record<string, unknown>[] = await m.query(
-    `SELECT * FROM "optimizer"."checkpoints" WHERE "focus_id" = $1 AND "kind" = $2 AND "attempt" = $3 AND "base_version" = $4 AND coalesce("candidate_digest", '') = coalesce($5, '')`,
-    [focusId, kind, attempt, baseVersion, candidateDigest],
-  );
-  return rows[0] ? toCheckpoint<P>(rows[0]) : null;
-}
-
-export async function checkpointsOf(m: EntityManager, focusId: string): Promise<Checkpoint[]> {
-  const rows: Record<string, unknown>[] = await m.query(`SELECT * FROM "optimizer"."checkpoints" WHERE "focus_id" = $1 ORDER BY "seq"`, [focusId]);
-  return rows.map((r) => toCheckpoint(r));
 }
 
 export async function recordRejection(m: EntityManager, candidate: FocusCandidate, outcome: string, reason: string, baseline: unknown, at: Date): Promise<void> {

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { analysedDigest, bodyDigest } from '../collect-signals/signal-refs';
 import { decideBaseline, recheckSources, type CurrentSource } from '../focus/baseline';
-import type { FocusOutcome } from '../focus/focus-outcome';
-import { appendCheckpoint, checkpointsOf, focusesWith, focusesWithCheckpoints, FocusMovedError, mustMoveFocus, recordRejection, rejectedGroupings, rejectedTargetSets, saveFocus, type Checkpoint, type FocusRow } from '../persistence/focus-store';
-import { answerVersionsOf, judgedVersions, setSignalState, signals, timelineOf } from '../persistence/signal-store';
+import { SLOT_STATUSES, type FocusOutcome } from '../focus/focus-machine';
+import { appendCheckpoint, checkpointsOf, ofKind, type Checkpoint } from '../persistence/checkpoint-store';
+import { focusesWith, focusesWithCheckpoints, FocusMovedError, recordRejection, rejectedGroupings, rejectedTargetSets, type FocusRow } from '../persistence/focus-store';
+import { openFocus, transition } from '../persistence/focus-transition';
+import { answerVersionsOf, judgedVersions, signals, timelineOf } from '../persistence/signal-store';
 import type { ControlCandidate, FocusCandidate } from '../select-focus/focus-selector';
 import { builtinSelector, type FocusSelector, type SelectionInput } from '../select-focus/model-selector';
 import type { FreeTextJudge } from '../judge-criteria/model-criterion-judge';
@@ -15,7 +17,8 @@ import { judgeReplays, replayRequests, type JudgedReplay } from './replay-judgin
  * Focus selection and creation. `select` proposes one narrow problem from the open signals;
  * `baseline` re-checks its frozen sources, replays every case on the current data and creates the
  * Focus only on two confirmed blocking gaps. Each step is its own short transaction and leaves a
- * checkpoint, so a crash between them resumes where it stopped.
+ * checkpoint, so a crash between them resumes where it stopped. Every move of the Focus goes
+ * through the state machine's `transition`.
  */
 
 export interface StepResult {
@@ -57,7 +60,7 @@ async function controlCandidates(m: EntityManager): Promise<ControlCandidate[]> 
   return out;
 }
 
-/** The sources of a candidate's cases as the tickets are now (latest timeline seen). */
+/** The sources of a candidate's cases as the tickets are now (latest timeline seen); a case without one is left out (unverifiable). */
 export async function currentSources(m: EntityManager, candidate: Pick<FocusCandidate, 'targets' | 'controls'>): Promise<Map<string, CurrentSource>> {
   const out = new Map<string, CurrentSource>();
   for (const c of [...candidate.targets, ...candidate.controls]) {
@@ -76,7 +79,7 @@ export class FocusController {
 
   /** Proposes one narrow problem when no Focus is active or waiting for its baseline. */
   async select(): Promise<StepResult & { candidate: FocusCandidate | null }> {
-    const busyNow = async (m: EntityManager) => [...(await focusesWith(m, 'active')), ...(await focusesWith(m, 'selected'))][0];
+    const busyNow = async (m: EntityManager) => (await Promise.all(SLOT_STATUSES.map((s) => focusesWith(m, s)))).flat()[0];
     const read = await this.deps.transact(async ({ manager: m }): Promise<{ busy: FocusRow } | { input: SelectionInput }> => {
       const busy = await busyNow(m);
       if (busy) return { busy };
@@ -94,7 +97,7 @@ export class FocusController {
       const open = new Set((await signals(m, { state: 'open' })).map((s) => s.ref));
       const stale = candidate.targets.filter((t) => !open.has(t.ref)).map((t) => t.ref);
       if (stale.length > 0) return { outcome: 'no_focus_candidate', reason: `${stale.join(', ')} stopped being open while the selector ran`, focusId: null, candidate: null };
-      const focus = await saveFocus(m, { focusId: focusIdOf(candidate), focusDigest: focusDigestOf(candidate), status: 'selected', signature: candidate.signature, candidate }, this.deps.now());
+      const focus = await openFocus(m, { focusId: focusIdOf(candidate), focusDigest: focusDigestOf(candidate), signature: candidate.signature, candidate }, this.deps.now());
       await appendCheckpoint(m, { focusId: focus.focusId, kind: 'selection', focusDigest: focus.focusDigest, baseVersion: this.deps.data.baseVersion(), attempt: 0, candidateDigest: null, payload: candidate }, this.deps.now());
       return { outcome: 'focus_candidate_selected', reason: selection.note ? `${candidate.problemStatement} (${selection.note})` : candidate.problemStatement, focusId: focus.focusId, candidate };
     });
@@ -115,35 +118,32 @@ export class FocusController {
     if (!selected) return { outcome: 'no_focus_candidate', reason: 'no selected candidate waits for its baseline', focusId: null };
     const candidate = selected.candidate;
     const check = await this.deps.transact(async ({ manager: m }) => recheckSources(candidate, await currentSources(m, candidate)));
+    if (check.kind === 'unverifiable') {
+      await this.deps.transact(({ manager: m }) => transition(m, selected, 'source_unverifiable', {}, this.deps.now()));
+      return { outcome: 'source_unverifiable', reason: `no timeline collected for ${check.cases.join(', ')}: the source cannot be verified yet`, focusId: selected.focusId };
+    }
     if (check.kind === 'changed') {
       await this.deps.transact(async ({ manager: m }) => {
-        await setSignalState(m, check.changedRefs, 'suppressed', selected.focusId);
         await recordRejection(m, candidate, 'focus_candidate_source_changed', `changed: ${check.changedRefs.join(', ')}`, null, this.deps.now());
-        await mustMoveFocus(m, selected.focusId, 'selected', 'source_changed', this.deps.now());
+        await transition(m, selected, 'focus_candidate_source_changed', { changed: check.changedRefs }, this.deps.now());
       });
       return { outcome: 'focus_candidate_source_changed', reason: `${check.changedRefs.length} target(s) changed since selection; ${check.releasedRefs.length} ref(s) released`, focusId: selected.focusId };
     }
     const base = this.deps.data.baseVersion();
-    const existing = (await this.deps.transact(({ manager: m }) => checkpointsOf(m, selected.focusId))).find((c) => c.kind === 'baseline' && c.baseVersion === base);
-    const cases = (existing?.payload as { cases: JudgedReplay[] } | undefined)?.cases ?? (await this.replayCases(candidate, check.droppedControls, null));
+    const existing = ofKind(await this.deps.transact(({ manager: m }) => checkpointsOf(m, selected.focusId)), 'baseline').find((c) => c.baseVersion === base);
+    const cases = existing?.payload.cases ?? (await this.replayCases(candidate, check.droppedControls, null));
     const decision = decideBaseline(cases, candidate.blockingCriterionId);
     return this.deps.transact(async ({ manager: m }) => {
       await appendCheckpoint(m, { focusId: selected.focusId, kind: 'baseline', focusDigest: selected.focusDigest, baseVersion: base, attempt: 0, candidateDigest: null, payload: { cases, decision, droppedControls: check.droppedControls } }, this.deps.now());
       if (decision.outcome === 'focus_candidate_rejected') {
         await recordRejection(m, candidate, decision.outcome, decision.reason, { cases }, this.deps.now());
-        await mustMoveFocus(m, selected.focusId, 'selected', 'rejected', this.deps.now());
+        await transition(m, selected, decision.outcome, {}, this.deps.now());
         return { outcome: decision.outcome, reason: decision.reason, focusId: selected.focusId };
       }
       // The one-active index refuses a second active Focus (another replica got there first).
       const active = await m.query(`SELECT 1 FROM "optimizer"."focuses" WHERE "status" = 'active'`);
       if ((active as unknown[]).length > 0) return { outcome: 'no_focus_candidate', reason: 'another Focus became active first', focusId: selected.focusId };
-      await mustMoveFocus(m, selected.focusId, 'selected', 'active', this.deps.now());
-      await setSignalState(
-        m,
-        candidate.targets.map((t) => t.ref),
-        'consumed',
-        selected.focusId,
-      );
+      await transition(m, selected, 'focus_created', { targets: candidate.targets.map((t) => t.ref) }, this.deps.now());
       return { outcome: 'focus_created', reason: decision.reason, focusId: selected.focusId };
     });
   }

@@ -1,14 +1,13 @@
 import { createTenancy, type Principal } from '@aoc/auth';
-import type { HandlerContext, UnitOfWork } from '@aoc/bus';
 import { OptimizerCandidateEnqueuedV2, type EvaluationJudgedV1, type RunPublishedV1, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
-import type { DataSource } from 'typeorm';
 import { CollectSignalsHandler } from '../collect-signals/collect-signals.handler';
-import { startOptimizerDb } from '../../test/optimizer-db';
-import { checkpointsOf, focusesWith, moveFocus, rejectedTargetSets } from '../persistence/focus-store';
+import { answerFor, FocusHarness, FP, QUESTION, ScriptedReplay, TICKETS } from '../../test/focus-harness';
+import { checkpointsOf } from '../persistence/checkpoint-store';
+import { focusesWith, moveFocus, rejectedTargetSets } from '../persistence/focus-store';
 import { targetSetKey } from '../select-focus/focus-selector';
 import { builtinSelector, type FocusSelector } from '../select-focus/model-selector';
 import { saveTimeline, signals, timelineOf } from '../persistence/signal-store';
-import { builtinProposer, type CandidateProposer } from '../propose-candidate/builtin-proposer';
+import type { CandidateProposer } from '../propose-candidate/builtin-proposer';
 import { FocusController } from './focus-controller';
 import { FocusIteration, type IterationDeps } from './focus-iteration';
 import { localDataAccess } from './data-access';
@@ -18,35 +17,10 @@ import { OptimizerScheduler } from '../schedule/optimizer-scheduler';
 import type { CandidateWriter, ReplayPort, ReplayRequest, ReplayResult } from './ports';
 
 /**
- * The Focus lifecycle on the embedded Postgres with a scripted replay engine: the engine leads
- * with CPU unless the data it replays on says lock waits drive CPU. Everything else (signals,
- * selector, criterion judge, checkpoints, gate, policy, output) is the real code.
+ * The Focus lifecycle on the embedded Postgres with a scripted replay engine (test/focus-harness.ts):
+ * the engine leads with CPU unless the data it replays on says lock waits drive CPU. Everything
+ * else (signals, selector, criterion judge, checkpoints, gate, policy, output) is the real code.
  */
-
-const FP = 'f'.repeat(64);
-/** The digest of the tickets' title and description as the seeded timelines carry it. */
-const QUESTION = 'a'.repeat(64);
-const TICKETS = ['SUP-9101', 'SUP-9102', 'SUP-9103'];
-const answerFor = (leads: 'cpu' | 'locks') => ({
-  customerReplyMarkdown: 'What the data shows: ...',
-  internalHandoffMarkdown: leads === 'cpu' ? '**Leading mechanism (moderate):** CPU utilisation rose from 1.2 s to 1.9 s.' : '**Leading mechanism (moderate):** lock waits rose from 1.5 to 6.',
-  decision: 'human_required' as const,
-  requestedContext: [],
-  queriedFamilies: ['cpu', 'lock_waits'],
-});
-
-class ScriptedReplay implements ReplayPort {
-  calls: { cases: string[]; overlay: boolean }[] = [];
-  failControlsWith: 'regress' | null = null;
-  /** Cases whose replay does not execute (their provider fails on this case alone). */
-  failing = new Set<string>();
-  async replay(cases: readonly ReplayRequest[], overlay: ReadonlyMap<string, string> | null): Promise<ReplayResult[]> {
-    this.calls.push({ cases: cases.map((c) => c.caseId), overlay: overlay !== null });
-    const rules = [...(overlay ?? new Map<string, string>()).values()].join('');
-    const fixed = /"lock_waits": \[[^\]]*"cpu"/.test(rules);
-    return cases.map((c) => this.failing.has(c.caseId) ? { caseId: c.caseId, answer: null, execution: { responseGeneration: 'failed', providerCapability: 'unverified' }, error: 'replay failed: provider timeout' } : ({ caseId: c.caseId, answer: answerFor(c.role === 'control' ? (fixed && this.failControlsWith === 'regress' ? 'cpu' : 'locks') : fixed ? 'locks' : 'cpu'), execution: { responseGeneration: 'complete', providerCapability: 'verified' }, error: null } as ReplayResult));
-  }
-}
 
 /**
  * A second scripted engine: the tickets name lock waits by the MySQL variable, which no scenario
@@ -65,35 +39,13 @@ class UnmatchedWordReplay implements ReplayPort {
 }
 
 describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
-  let stop: () => Promise<void>;
-  let ds: DataSource;
-  let published: { topic: string; payload: unknown }[];
-  let writes: number;
-  const transact: IterationDeps['transact'] = (work) =>
-    ds.transaction((m) => {
-      const uow = { manager: m, publish: async (topic: { name: string }, payload: unknown) => void published.push({ topic: topic.name, payload }) } as unknown as UnitOfWork;
-      return work(uow);
-    });
-  const writer: CandidateWriter = { write: async ({ focusId, attempt }) => ((writes += 1), { branch: `aoc/${focusId}/attempt-${attempt}`, sha: 'a'.repeat(40) }) };
-  const deps = (replay: ReplayPort, proposer: CandidateProposer = builtinProposer): IterationDeps => ({ transact, replay, data: localDataAccess(), now: () => new Date('2026-12-01T04:00:00Z'), proposer, writer, timeZone: 'Asia/Shanghai' });
-  const ctx = () => ({ manager: ds.manager }) as unknown as HandlerContext;
-
-  /** Three answered, judged tickets whose customers confirmed lock waits while the answers blamed CPU. */
-  async function seed(): Promise<void> {
-    await ds.query(`TRUNCATE "optimizer"."checkpoints", "optimizer"."focuses", "optimizer"."focus_rejections", "optimizer"."signal_refs", "optimizer"."ticket_timelines", "optimizer"."answer_versions", "optimizer"."leases", "optimizer"."verdicts"`);
-    const handler = new CollectSignalsHandler();
-    for (const [i, ticketKey] of TICKETS.entries()) {
-      const runId = `run-20261201-0000000${i}-001`;
-      const run = { runId, ticketKey, mode: 'read', trigger: 'initial', publishedAt: '2026-11-30T10:05:00.000Z', cutoff: '2026-11-30T10:00:00.000Z', customerReplyMarkdown: 'x', internalHandoffMarkdown: answerFor('cpu').internalHandoffMarkdown, decision: 'human_required', answerFingerprint: FP, clarificationSimulation: { required: false, requestedContext: [] } } as unknown as RunPublishedV1;
-      await handler.onPublished(run, ctx());
-      const t: TicketTimelineUpdatedV1 = { ticketKey, observedAt: '2026-11-30T12:00:00.000Z', revision: 1, comments: [{ id: 'c-1', authorRole: 'customer', visibility: 'public', createdAt: '2026-11-30T09:50:00.000Z', updatedAt: '2026-11-30T09:50:00.000Z', body: 'timeouts', visibleToAi: true, feedback: null }, { id: 'c-2', authorRole: 'support', visibility: 'public', createdAt: '2026-11-30T11:00:00.000Z', updatedAt: '2026-11-30T11:00:00.000Z', body: 'row lock waits behind a long transaction', visibleToAi: false, feedback: null }], questionDigest: QUESTION };
-      await handler.onTimeline(t, ctx());
-      const evaluation = { evaluationId: `ev-${i}`, revision: 1, supersedesEvaluationId: null, runId, ticketKey, answerFingerprint: FP, judgedAt: '2026-11-30T12:00:00.000Z', judgeEngine: 'rubric-judge-v3', verdict: 'human_better', abstentionCode: null, verdictReason: 'r', qualityScore: 0, aiGaps: ['named "CPU utilisation"; the customer confirmed "lock waits"'], keyDifferences: [], aiStrengths: [], internalHandoffGaps: [], targetHumanCommentIds: ['c-2'], referenceComments: [{ id: 'c-2', createdAt: '2026-11-30T11:00:00.000Z', bodyDigest: 'd'.repeat(64) }], humanAnswerMarkdown: 'locks' } as EvaluationJudgedV1;
-      // The reference digest must be the body's: the judge computes it the same way.
-      evaluation.referenceComments[0].bodyDigest = (await import('../collect-signals/signal-refs')).bodyDigest('row lock waits behind a long transaction');
-      await handler.onJudged(evaluation, ctx());
-    }
-  }
+  const h = new FocusHarness();
+  const published = h.published;
+  const transact = h.transact;
+  const writer = h.writer;
+  const deps = (replay: ReplayPort, proposer?: CandidateProposer): IterationDeps => h.deps(replay, proposer);
+  const ctx = () => h.ctx();
+  let ds = h.ds;
 
   /** An active Focus whose proposer's candidate never fixes the targets, so attempts end rejected and new ones start. */
   async function activeWithFruitlessProposer(): Promise<{ replay: ScriptedReplay; iteration: FocusIteration }> {
@@ -106,15 +58,14 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
   }
 
   beforeAll(async () => {
-    ({ ds, stop } = await startOptimizerDb());
+    await h.start();
+    ds = h.ds;
   }, 120000);
   afterAll(async () => {
-    await stop?.();
+    await h.stop();
   });
   beforeEach(async () => {
-    published = [];
-    writes = 0;
-    await seed();
+    await h.seed();
   });
 
   it('selects, confirms on a fresh baseline, finds a data change, gates it and enqueues it once', async () => {
@@ -127,18 +78,24 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const iteration = new FocusIteration(deps(replay));
     const first = await iteration.iterate();
     expect(first).toMatchObject({ outcome: 'candidate_enqueued' });
-    expect(writes).toBe(1);
+    expect(h.writes).toBe(1);
     const [msg] = published;
     const payload = OptimizerCandidateEnqueuedV2.parse(msg.payload);
     expect(payload.edits).toEqual([expect.objectContaining({ path: 'services/router/data/family-rules.json', pointer: '/drives/lock_waits' })]);
     expect(JSON.parse(payload.edits[0].valueJson)).toContain('cpu');
     expect(payload.gate.rows.filter((r) => r.blocking).map((r) => r.transition)).toEqual(['fixed', 'fixed', 'fixed']);
     expect(payload.diff).toMatch(/\+\s+"cpu"/);
-    // Waiting for the merge: a second run does nothing new.
+    expect((await checkpointsOf(ds.manager, first.focusId ?? '')).map((c) => c.kind)).toEqual(['selection', 'baseline', 'case_refresh', 'proposal', 'challenger', 'gate', 'attempt_review', 'candidate_enqueued']);
+    // Waiting for the merge: a second run re-checks the sources and refreshes the cases (a replay on
+    // the current data), but proposes and enqueues nothing new on this base.
+    const replays = replay.calls.length;
     expect((await iteration.iterate()).outcome).toBe('candidate_enqueued');
+    expect(replay.calls.slice(replays)).toEqual([{ cases: TICKETS, overlay: false }]);
     expect(published).toHaveLength(1);
-    const kinds = (await checkpointsOf(ds.manager, first.focusId ?? '')).map((c) => c.kind);
-    expect(kinds).toEqual(['selection', 'baseline', 'case_refresh', 'proposal', 'challenger', 'gate', 'attempt_review', 'candidate_enqueued']);
+    const cps = await checkpointsOf(ds.manager, first.focusId ?? '');
+    expect(cps.slice(8).map((c) => `${c.kind}#${c.attempt}`)).toEqual(['case_refresh#2', 'attempt_review#2']);
+    const held = cps.at(-1);
+    expect(held?.kind === 'attempt_review' && held.payload.heldBy).toBe(payload.candidateId);
     // The pages show the Focus, its cases, checkpoints and gate table.
     const pages = new FocusDashboardController(ds, createTenancy(undefined));
     const platform: Principal = { subject: 'token:p', role: 'viewer', tenant: 'default', credential: 'api_token' };
@@ -271,7 +228,7 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const crashing: CandidateWriter = { write: async (c) => (crash ? ((crash = false), Promise.reject(new Error('killed'))) : writer.write(c)) };
     await expect(new FocusIteration({ ...deps(replay), writer: crashing }).iterate()).rejects.toThrow('killed');
     expect(await new FocusIteration({ ...deps(replay), writer: crashing }).iterate()).toMatchObject({ outcome: 'candidate_enqueued' });
-    expect(writes).toBe(1);
+    expect(h.writes).toBe(1);
     expect(published).toHaveLength(1);
   }, 60000);
 
@@ -362,8 +319,12 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const scheduler = new OptimizerScheduler(deps(replay), ScheduleConfig.parse({}));
     const morning = await scheduler.runSlot({ at: new Date(), slot: '12:30', selects: false });
     expect(morning.steps.map((s) => `${s.step}:${s.outcome}`)).toEqual(['iterate:no_active_focus']);
+    // The slot that creates the Focus ends there; its first attempt starts at the next slot.
     const evening = await scheduler.runSlot({ at: new Date(), slot: '20:30', selects: true });
-    expect(evening.steps.map((s) => `${s.step}:${s.outcome}`)).toEqual(['select:focus_candidate_selected', 'baseline:focus_created', 'iterate:candidate_enqueued']);
+    expect(evening.steps.map((s) => `${s.step}:${s.outcome}`)).toEqual(['select:focus_candidate_selected', 'baseline:focus_created']);
+    expect(replay.calls).toHaveLength(1);
+    const next = await scheduler.runSlot({ at: new Date(), slot: '12:30', selects: false });
+    expect(next.steps.map((s) => `${s.step}:${s.outcome}`)).toEqual(['iterate:candidate_enqueued']);
   }, 60000);
 
   it('lets one of two replicas run an attempt at a time', async () => {

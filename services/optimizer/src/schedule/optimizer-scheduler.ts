@@ -1,3 +1,4 @@
+import { endsRun } from '../focus/focus-machine';
 import { FocusController, type StepResult } from '../run-focus/focus-controller';
 import { FocusIteration, type IterationDeps } from '../run-focus/focus-iteration';
 import { nextSlot, type PlannedSlot, type Schedule } from './optimizer-schedule';
@@ -10,7 +11,9 @@ export interface SlotReport {
 /**
  * The scheduled mode: at each slot, the selection slot first proposes and baselines a new problem
  * when no Focus is active or waiting; then every slot runs one attempt of the active Focus (the
- * daily limit and the lease apply). A failing slot is reported and the next one still runs.
+ * daily limit and the lease apply). A step whose transition ends the run (a Focus just created)
+ * ends the slot: its first attempt starts at the next one. A failing slot is reported and the
+ * next one still runs.
  */
 export class OptimizerScheduler {
   private timer: NodeJS.Timeout | null = null;
@@ -32,6 +35,7 @@ export class OptimizerScheduler {
     // A candidate selected now, or left selected by an earlier crash, gets its baseline.
     const baseline = await controller.baseline();
     if (baseline.outcome !== 'no_focus_candidate') steps.push({ step: 'baseline', ...baseline });
+    if (endsRun(baseline.outcome)) return { slot, steps };
     steps.push({ step: 'iterate', ...(await new FocusIteration(this.deps).iterate()) });
     return { slot, steps };
   }

@@ -3,7 +3,7 @@ import type { Verdict } from '@aoc/contracts';
 import { familyLabel, isMetricFamilyId, type MetricFamilyId } from '@aoc/metric-ontology';
 import type { Criterion } from '../judge-criteria/criterion-judge';
 import type { ProblemSignalRef, SignalSource } from '../collect-signals/signal-refs';
-import { FOCUS_LIMITS } from '../focus/focus-outcome';
+import { FOCUS_LIMITS } from '../focus/focus-limits';
 
 /**
  * The built-in Focus selector: groups open problem signals by signature and proposes one narrow

@@ -2,7 +2,7 @@ import type { Instructions, ModelPort } from '@aoc/agent-runtime';
 import { isMetricFamilyId, METRIC_FAMILIES, type MetricFamilyId } from '@aoc/metric-ontology';
 import { z } from 'zod';
 import { UNCLASSIFIED } from '../collect-signals/signal-refs';
-import { FOCUS_LIMITS } from '../focus/focus-outcome';
+import { FOCUS_LIMITS } from '../focus/focus-limits';
 import { criteriaFor, familyOf, groupingDigest, isControlFor, problemStatementFor, selectFocus, targetSetKey, type ControlCandidate, type FocusCandidate, type SelectableSignal, type Selection } from './focus-selector';
 
 /**
