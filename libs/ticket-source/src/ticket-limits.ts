@@ -21,6 +21,19 @@ export function truncateText(text: string, max: number): string {
   return text.slice(0, Math.max(0, max - TRUNCATION_NOTE.length)) + TRUNCATION_NOTE;
 }
 
+/**
+ * An oversized text cut to `max` characters keeping its head and its tail (where a pasted log's
+ * error usually is), the cut marked with how much was left out.
+ */
+export function clipMiddle(text: string, max: number, by = 'intake'): string {
+  if (text.length <= max) return text;
+  const marker = (n: number) => `\n\n[… ${n} characters omitted by ${by} …]\n\n`;
+  const room = Math.max(0, max - marker(text.length).length);
+  const head = Math.floor(room * 0.8);
+  const tail = room - head;
+  return `${text.slice(0, head)}${marker(text.length - head - tail)}${text.slice(text.length - tail)}`;
+}
+
 /** Comments oldest first (stable for equal times), the latest `max` of them, and whether any were dropped. */
 function latestOf<T extends TicketCommentV1>(comments: readonly T[], max: number): { comments: T[]; truncated: boolean } {
   const ordered = comments

@@ -119,6 +119,18 @@ export class TimelineCollector {
     }
     this.sourceFailures = 0;
     const done: { kind: 'published' | 'unchanged' } = { kind: 'unchanged' };
+    try {
+      await this.record(watch, snapshot, now, done);
+    } catch (error) {
+      // One ticket's failure (a timeline the bus refuses, say) is that ticket's: it backs off and the cycle goes on.
+      return this.failed(watch, error, now);
+    }
+    if (done.kind === 'published') this.logger.info('timeline changed', { ticketKey: watch.ticketKey, comments: snapshot.comments.length });
+    return { kind: done.kind, pauseMs: null };
+  }
+
+  /** Publishes the snapshot when it changed and records the poll, in one transaction. */
+  private async record(watch: TimelineWatchEntity, snapshot: ReturnType<typeof snapshotOf>, now: Date, done: { kind: 'published' | 'unchanged' }): Promise<void> {
     await this.bus.transaction(async (uow) => {
       // Re-read under a lock: a concurrent cycle (another replica) publishes a change once.
       const [row] = (await uow.manager.query(`SELECT "revision", "digest" FROM "router"."timeline_watch" WHERE "ticket_key" = $1 FOR UPDATE`, [watch.ticketKey])) as { revision: string; digest: string | null }[];
@@ -134,8 +146,6 @@ export class TimelineCollector {
         { revision: String(revision), digest: snapshot.digest, failures: 0, reason: null, lastPolledAt: now, nextPollAt: new Date(now.getTime() + this.options.repollMs) },
       );
     });
-    if (done.kind === 'published') this.logger.info('timeline changed', { ticketKey: watch.ticketKey, comments: snapshot.comments.length });
-    return { kind: done.kind, pauseMs: null };
   }
 
   private async failed(watch: TimelineWatchEntity, error: unknown, now: Date): Promise<{ kind: 'stopped' | 'failed'; pauseMs: number | null }> {

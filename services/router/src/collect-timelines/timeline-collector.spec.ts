@@ -1,5 +1,6 @@
 import { Bus, InMemoryBroker, InMemoryTransport, PostgresBusStore, busTablesDdl } from '@aoc/bus';
-import { TOPIC_REGISTRY, Topics, dlqTopicOf, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
+import { MAX_MESSAGE_BYTES, TOPIC_REGISTRY, Topics, dlqTopicOf, type TicketTimelineUpdatedV1 } from '@aoc/contracts';
+import { BusError } from '@aoc/bus';
 import { AUTH_STORE, TokenStore, migrateAuthStore } from '@aoc/auth';
 import { createServiceDataSource, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
 import { bootRole, migrateRole, type BootedRole } from '@aoc/service-host';
@@ -177,6 +178,31 @@ describe('timeline collector', () => {
     const after = seen.filter((x) => x.ticketKey === 'SUP-6');
     expect(after.length).toBe(seenBefore + 1);
     expect(after[after.length - 1].comments.map((c) => c.id)).toContain(reply);
+  });
+
+  it('publishes a timeline of pasted logs cut to one bus message, and one ticket\'s failure does not stop the others', async () => {
+    const now = new Date(Date.now() + 600_000);
+    const logs = Array.from({ length: 40 }, (_, i) => ({ id: `big-${i}`, author: customer, body: `log ${i}: ${'ERROR connection reset by peer\n'.repeat(650)}`, created: '2026-11-30T10:10:00.000Z' }));
+    jira.addIssue({ key: 'SUP-BIG', summary: 'logs', created: '2026-11-30T10:00:00.000Z', reporter: customer, comments: logs });
+    jira.addIssue({ key: 'SUP-NEXT', summary: 'next', created: '2026-11-30T10:00:00.000Z', reporter: customer, comments: [{ id: 'n1', author: customer, body: 'hello', created: '2026-11-30T10:05:00.000Z' }] });
+    await published('run-big', 'SUP-BIG', new Date(now.getTime() - 60_000).toISOString());
+    await published('run-next', 'SUP-NEXT', new Date(now.getTime() - 60_000).toISOString());
+    // The first publication of this pass fails (a refusal of the bus); the ticket after it is still collected.
+    const bus = router.runtime.bus;
+    const failOnce = jest.spyOn(bus, 'transaction').mockRejectedValueOnce(new BusError('BUS.MESSAGE_TOO_LARGE', 'refused'));
+    const pass = await collector.collect({ ticketKeys: ['SUP-BIG', 'SUP-NEXT'] }, now);
+    failOnce.mockRestore();
+    expect(pass).toMatchObject({ polled: 2, failed: 1, published: 1 });
+    const [failedRow] = (await dataSource.query(`SELECT "reason", "failures" FROM "router"."timeline_watch" WHERE "reason" LIKE 'BUS.%'`)) as { reason: string; failures: number }[];
+    expect(failedRow).toMatchObject({ reason: 'BUS.MESSAGE_TOO_LARGE: refused', failures: 1 });
+    // Next pass: the 1 MB timeline goes out cut to fit, every comment still there under its id.
+    expect(await collector.collect({ ticketKeys: ['SUP-BIG', 'SUP-NEXT'] }, new Date(now.getTime() + 1000))).toMatchObject({ failed: 0 });
+    await settle();
+    const big = seen.filter((t) => t.ticketKey === 'SUP-BIG').at(-1);
+    expect(big?.comments.map((c) => c.id).sort()).toEqual(logs.map((c) => c.id).sort());
+    expect(Buffer.byteLength(JSON.stringify(big))).toBeLessThan(MAX_MESSAGE_BYTES);
+    expect(big?.comments.every((c) => c.body.includes('characters omitted by the timeline collector'))).toBe(true);
+    expect(seen.some((t) => t.ticketKey === 'SUP-NEXT')).toBe(true);
   });
 
   it('backfills over HTTP (at most 500, operators only) and names a bad field', async () => {

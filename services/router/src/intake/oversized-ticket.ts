@@ -1,15 +1,6 @@
-import { TICKET_LIMITS } from '@aoc/ticket-source';
+import { TICKET_LIMITS, clipMiddle } from '@aoc/ticket-source';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Keeps the head and the tail of an oversized text and says how much was left out. */
-function clipText(text: string, max: number): string {
-  const marker = (n: number) => `\n\n[… ${n} characters omitted by intake …]\n\n`;
-  const omitted = text.length - max + marker(text.length).length;
-  const head = Math.floor((max - marker(omitted).length) * 0.8);
-  const tail = max - marker(omitted).length - head;
-  return `${text.slice(0, head)}${marker(text.length - head - tail)}${text.slice(text.length - tail)}`;
-}
 
 /**
  * An oversized ticket is still analysed (to the contract limits the ticket sources use): text fields beyond the contract are cut (head and tail
@@ -25,7 +16,7 @@ export function clipOversizedTicket(raw: unknown, clipped: string[]): unknown {
   }
   if (typeof ticket['description'] === 'string' && ticket['description'].length > TICKET_LIMITS.descriptionLength) {
     clipped.push(`description (${ticket['description'].length} characters)`);
-    ticket['description'] = clipText(ticket['description'], TICKET_LIMITS.descriptionLength);
+    ticket['description'] = clipMiddle(ticket['description'], TICKET_LIMITS.descriptionLength);
   }
   if (Array.isArray(ticket['labels']) && ticket['labels'].length > TICKET_LIMITS.labels) {
     clipped.push(`labels (${ticket['labels'].length})`);
@@ -40,7 +31,7 @@ export function clipOversizedTicket(raw: unknown, clipped: string[]): unknown {
     ticket['comments'] = comments.map((c) => {
       if (!isRecord(c) || typeof c['body'] !== 'string' || c['body'].length <= TICKET_LIMITS.commentBodyLength) return c;
       clipped.push(`comment ${String(c['id']).slice(0, 64)} (${c['body'].length} characters)`);
-      return { ...c, body: clipText(c['body'], TICKET_LIMITS.commentBodyLength) };
+      return { ...c, body: clipMiddle(c['body'], TICKET_LIMITS.commentBodyLength) };
     });
   }
   return ticket;
