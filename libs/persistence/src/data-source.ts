@@ -13,9 +13,23 @@ export interface ServiceDataSourceOptions {
   /** 1 for the embedded store (single session); small pools for real Postgres. */
   poolSize?: number;
   applicationName?: string;
+  /** Bounds on every connection (defaults: POOL_TIMEOUTS). */
+  timeouts?: Partial<PoolTimeouts>;
 }
 
+export interface PoolTimeouts {
+  /** A connection not established in this time fails, instead of hanging a handler. */
+  connectMs: number;
+  /** The server cancels a statement running longer (a report over 100k runs takes seconds). */
+  statementMs: number;
+  /** The server ends a session left idle inside a transaction this long (a crashed handler's locks go with it). */
+  idleInTransactionMs: number;
+}
+
+export const POOL_TIMEOUTS: PoolTimeouts = { connectMs: 10_000, statementMs: 300_000, idleInTransactionMs: 120_000 };
+
 export function createServiceDataSource(options: ServiceDataSourceOptions): DataSource {
+  const timeouts = { ...POOL_TIMEOUTS, ...options.timeouts };
   return new DataSource({
     type: 'postgres',
     url: options.url,
@@ -28,6 +42,8 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
     applicationName: options.applicationName ?? `aoc-${options.schema}`,
     synchronize: false,
     logging: ['error'],
+    // node-postgres pool and session settings: sent with each connection, so they hold for every query.
+    extra: { connectionTimeoutMillis: timeouts.connectMs, statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs },
   });
 }
 

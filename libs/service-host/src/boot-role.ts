@@ -1,5 +1,5 @@
 import { ApiTokenEntity, DEFAULT_AUTH_SETTINGS, type AuthSettings } from '@aoc/auth';
-import { Bus, BusServer, PostgresBusStore } from '@aoc/bus';
+import { Bus, BusServer, DEFAULT_BUS_RETENTION, PostgresBusStore, type BusRetention } from '@aoc/bus';
 import { edgeModule, installHttpEdge } from '@aoc/http-edge';
 import { createServiceDataSource, migrateSchema, schemaOf } from '@aoc/persistence';
 import { createLogger, type Logger } from '@aoc/telemetry';
@@ -9,6 +9,7 @@ import type { DataSource } from 'typeorm';
 import type { RoleRuntime } from './role-runtime';
 import type { ServiceDefinition } from './service-definition';
 import { healthModule } from './health.controller';
+import { PeriodicTask } from './periodic-task';
 import { startManagementServer } from './management-server';
 import { RoleHealth } from './role-health';
 import { createTransport, type TransportSpec } from './transport-factory';
@@ -28,7 +29,12 @@ export interface BootRoleOptions {
   /** Who may call the HTTP API; deny by default (no anonymous access, no OIDC). */
   auth?: AuthSettings;
   retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number };
+  /** How long the bus keeps sent outbox rows and inbox rows (pruned hourly). */
+  busRetention?: BusRetention;
 }
+
+/** How often the bus's bookkeeping is pruned. */
+const PRUNE_EVERY_MS = 3_600_000;
 
 export interface BootedRole {
   readonly runtime: RoleRuntime;
@@ -62,10 +68,11 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
   const { definition } = options;
   const logger = options.logger ?? createLogger(definition.role);
   const schema = schemaOf(definition.role);
+  const store = new PostgresBusStore(options.dataSource, schema);
   const bus = new Bus({
     role: definition.role,
     transport: createTransport(definition.role, options.transport, logger),
-    store: new PostgresBusStore(options.dataSource, schema),
+    store,
     publishes: definition.publishes,
     logger,
     retry: options.retry,
@@ -73,6 +80,8 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
   const runtime: RoleRuntime = { role: definition.role, schema, bus, dataSource: options.dataSource, logger };
   const module = definition.module(runtime);
   const health = new RoleHealth(runtime, definition);
+  const retention = options.busRetention ?? DEFAULT_BUS_RETENTION;
+  const housekeeping = new PeriodicTask('bus housekeeping', logger);
   const strategy = new BusServer(bus);
   let app: INestApplication | INestMicroservice;
   let httpUrl: string | null = null;
@@ -95,6 +104,14 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
     app = ms;
     if (options.managementPort !== undefined) management = await startManagementServer(health, options.managementPort);
   }
+  housekeeping.start(
+    PRUNE_EVERY_MS,
+    async () => {
+      const pruned = await store.prune(retention);
+      if (pruned.outbox + pruned.inbox > 0) logger.info('bus bookkeeping pruned', { ...pruned, ...retention });
+    },
+    { immediately: true },
+  );
   return {
     runtime,
     app,
@@ -103,6 +120,7 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
     health,
     get: <T>(token: abstract new (...args: never[]) => T) => app.get(token as never) as T,
     close: async () => {
+      await housekeeping.stop();
       await management?.close();
       await app.close();
     },

@@ -67,6 +67,8 @@ describe('role probes: /healthz and /readyz', () => {
   });
 
   it('serves them on a management port for a role without an HTTP API, naming what is not ready', async () => {
+    // (The role also prunes its bus bookkeeping from the start: a row sent 8 days ago goes.)
+    await ds.query(`INSERT INTO "judge"."bus_outbox" ("topic", "value", "published_at") VALUES ('t', 'old', now() - interval '8 days'), ('t', 'pending', NULL)`);
     const role = await bootRole({ definition: definition('judge', false), transport: { kind: 'memory', broker }, dataSource: ds, managementPort: 0, logger: createLogger('judge', 'error') });
     booted.push(role);
     const base = role.healthUrl ?? '';
@@ -84,6 +86,8 @@ describe('role probes: /healthz and /readyz', () => {
     await role.runtime.bus.stop();
     expect(await get(`${base}/readyz`)).toMatchObject({ status: 503, body: { checks: { bus: { ok: false, detail: 'the bus is not started' }, migrations: { ok: true } } } });
     expect((await get(`${base}/healthz`)).status).toBe(200);
+    const outbox: { value: string }[] = await ds.query(`SELECT "value" FROM "judge"."bus_outbox" WHERE "topic" = 't'`);
+    expect(outbox.map((r) => r.value)).toEqual(['pending']);
   }, 60000);
 
   it('serves them without a credential on the HTTP API of a role that has one', async () => {

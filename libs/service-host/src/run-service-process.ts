@@ -1,9 +1,9 @@
 import { AUTH_STORE, authConfigSchema, authSettingsFrom, migrateAuthStore } from '@aoc/auth';
 import { baseConfigShape, describeConfig, loadConfig, secret } from '@aoc/config';
 import { principalName } from '@aoc/contracts';
-import { createServiceDataSource, schemaOf, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
+import { POOL_TIMEOUTS, createServiceDataSource, schemaOf, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
 import { createLogger, flushTelemetry } from '@aoc/telemetry';
-import { InMemoryBroker } from '@aoc/bus';
+import { DEFAULT_BUS_RETENTION, InMemoryBroker } from '@aoc/bus';
 import { z } from 'zod';
 import { bootRole, migrateRole } from './boot-role';
 import type { ServiceDefinition } from './service-definition';
@@ -16,6 +16,13 @@ export const serviceConfigSchema = z.object({
   MANAGEMENT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   KAFKA_SASL_PASSWORD: secret(z.string().optional()),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(5),
+  /** Sent outbox rows are history: kept this many days. */
+  AOC_BUS_OUTBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_BUS_RETENTION.outboxDays),
+  /** Inbox rows de-duplicate redeliveries: keep them longer than any topic keeps its messages. */
+  AOC_BUS_INBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_BUS_RETENTION.inboxDays),
+  /** Bounds on every database connection (see @aoc/persistence POOL_TIMEOUTS). */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(POOL_TIMEOUTS.statementMs),
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(POOL_TIMEOUTS.connectMs),
 });
 
 /**
@@ -38,7 +45,13 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   await migrateRole(definition, url);
   if (definition.http) await migrateAuthStore(url);
   const entities = [...(definition.entities as never[]), ...(definition.http ? AUTH_STORE.entities : [])];
-  const dataSource = createServiceDataSource({ url, schema: schemaOf(definition.role), entities, poolSize: embedded ? 1 : config.DB_POOL_SIZE });
+  const dataSource = createServiceDataSource({
+    url,
+    schema: schemaOf(definition.role),
+    entities,
+    poolSize: embedded ? 1 : config.DB_POOL_SIZE,
+    timeouts: { statementMs: config.DB_STATEMENT_TIMEOUT_MS, connectMs: config.DB_CONNECT_TIMEOUT_MS },
+  });
   await dataSource.initialize();
   const transport: TransportSpec =
     config.AOC_TRANSPORT === 'kafka'
@@ -47,7 +60,8 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   if (config.AOC_TRANSPORT === 'memory') logger.warn('AOC_TRANSPORT=memory in a separate process: this role only talks to itself');
   const httpPort = definition.http ? (config.PORT ?? definition.http.defaultPort) : undefined;
   const managementPort = definition.http ? undefined : (config.MANAGEMENT_PORT ?? definition.management?.defaultPort);
-  const booted = await bootRole({ definition, transport, dataSource, httpPort, managementPort, logger, auth });
+  const busRetention = { outboxDays: config.AOC_BUS_OUTBOX_RETENTION_DAYS, inboxDays: config.AOC_BUS_INBOX_RETENTION_DAYS };
+  const booted = await bootRole({ definition, transport, dataSource, httpPort, managementPort, logger, auth, busRetention });
   logger.info('ready', { transport: transport.kind, http: booted.httpUrl, probes: booted.healthUrl });
   let stopping = false;
   const stop = async (signal: string) => {

@@ -37,4 +37,18 @@ export interface BusStore {
    */
   relay(send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, limit?: number, onSetAside?: (row: SetAside) => void): Promise<number>;
   pendingOutboxCount(): Promise<number>;
+  /** Deletes what the retention no longer needs (never a row still to be sent); returns the rows deleted. */
+  prune(retention: BusRetention, now?: Date): Promise<{ outbox: number; inbox: number }>;
 }
+
+/**
+ * How long the bus keeps its bookkeeping. Sent outbox rows are history only; inbox rows
+ * de-duplicate redeliveries, so they are kept longer than a topic keeps its messages (Kafka's
+ * default is 7 days); rows set aside are kept as long, for inspection.
+ */
+export interface BusRetention {
+  outboxDays: number;
+  inboxDays: number;
+}
+
+export const DEFAULT_BUS_RETENTION: BusRetention = { outboxDays: 7, inboxDays: 30 };

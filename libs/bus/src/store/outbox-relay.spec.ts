@@ -81,6 +81,29 @@ describe('outbox relay', () => {
     expect(await store.pendingOutboxCount()).toBe(0);
   });
 
+  it('prunes sent rows past the outbox retention and inbox rows past the inbox retention, never a row still to be sent', async () => {
+    await ds.query('TRUNCATE "relay_test"."bus_inbox"');
+    const now = new Date('2026-12-03T12:00:00Z');
+    const ago = (days: number) => new Date(now.getTime() - days * 86_400_000);
+    for (const [value, published, headers] of [
+      ['sent-old', ago(8), {}],
+      ['sent-new', ago(2), {}],
+      ['pending-old', null, {}],
+      ['aside-8d', ago(8), { [SET_ASIDE_HEADER]: 'too large' }],
+      ['aside-31d', ago(31), { [SET_ASIDE_HEADER]: 'too large' }],
+    ] as const) {
+      await ds.query(`INSERT INTO "relay_test"."bus_outbox" ("topic", "value", "headers", "created_at", "published_at") VALUES ('t', $1, $2::jsonb, $3, $4)`, [value, JSON.stringify(headers), ago(40), published]);
+    }
+    for (const [id, at] of [['m-old', ago(31)], ['m-new', ago(29)]] as const) {
+      await ds.query(`INSERT INTO "relay_test"."bus_inbox" ("consumer_group", "message_id", "topic", "outcome", "processed_at") VALUES ('g', $1, 't', 'processed', $2)`, [id, at]);
+    }
+    expect(await store.prune({ outboxDays: 7, inboxDays: 30 }, now)).toEqual({ outbox: 2, inbox: 1 });
+    const left: { value: string }[] = await ds.query('SELECT "value" FROM "relay_test"."bus_outbox" ORDER BY "value"');
+    expect(left.map((r) => r.value)).toEqual(['aside-8d', 'pending-old', 'sent-new']);
+    const inbox: { message_id: string }[] = await ds.query('SELECT "message_id" FROM "relay_test"."bus_inbox"');
+    expect(inbox.map((r) => r.message_id)).toEqual(['m-new']);
+  });
+
   it('starts a new request at each change of topic and at the size bound', () => {
     const rows = [1, 2, 3].map((n) => ({ id: String(n), topic: n === 3 ? 'b' : 'a', message_key: null, value: 'v', headers: {} }));
     expect(produceRequests(rows, 10, () => 6).map((r) => r.map((x) => x.id))).toEqual([['1'], ['2'], ['3']]);

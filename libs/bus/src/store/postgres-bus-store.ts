@@ -2,10 +2,13 @@ import { quoteIdent } from '@aoc/persistence';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { MAX_MESSAGE_BYTES } from '@aoc/contracts';
 import { MessagesRejectedError, type OutgoingMessage } from '../transport/transport';
-import type { BusStore, BusTransaction, SetAside } from './bus-store';
+import type { BusRetention, BusStore, BusTransaction, SetAside } from './bus-store';
 
 /** Header that marks an outbox row the broker refused on its own: kept for inspection, never sent again. */
 export const SET_ASIDE_HEADER = 'aoc-outbox-set-aside';
+
+/** Rows one pruning statement deletes at most. */
+const PRUNE_SLICE = 5000;
 
 /** One produce request carries at most this many bytes of messages (one bus message fits alone). */
 const REQUEST_BYTES = MAX_MESSAGE_BYTES;
@@ -150,6 +153,33 @@ export class PostgresBusStore implements BusStore {
       }
       for (const row of request) await this.sendOrSetAside(send, [row], setAside);
     }
+  }
+
+  /** Deletes in bounded slices, so a long backlog of history never holds a long lock. */
+  async prune(retention: BusRetention, now: Date = new Date()): Promise<{ outbox: number; inbox: number }> {
+    const before = (days: number) => new Date(now.getTime() - days * 86_400_000);
+    const slice = async (sql: string, cutoff: Date): Promise<number> => {
+      let total = 0;
+      for (;;) {
+        const rows: unknown[] = await this.dataSource.query(sql, [cutoff, PRUNE_SLICE]);
+        total += rows.length;
+        if (rows.length < PRUNE_SLICE) return total;
+      }
+    };
+    const outbox =
+      (await slice(
+        `WITH gone AS (DELETE FROM ${this.s}."bus_outbox" WHERE "id" IN (SELECT "id" FROM ${this.s}."bus_outbox" WHERE "published_at" < $1 AND NOT "headers" ? '${SET_ASIDE_HEADER}' LIMIT $2) RETURNING "id") SELECT "id" FROM gone`,
+        before(retention.outboxDays),
+      )) +
+      (await slice(
+        `WITH gone AS (DELETE FROM ${this.s}."bus_outbox" WHERE "id" IN (SELECT "id" FROM ${this.s}."bus_outbox" WHERE "published_at" < $1 AND "headers" ? '${SET_ASIDE_HEADER}' LIMIT $2) RETURNING "id") SELECT "id" FROM gone`,
+        before(retention.inboxDays),
+      ));
+    const inbox = await slice(
+      `WITH gone AS (DELETE FROM ${this.s}."bus_inbox" WHERE ("consumer_group", "message_id") IN (SELECT "consumer_group", "message_id" FROM ${this.s}."bus_inbox" WHERE "processed_at" < $1 LIMIT $2) RETURNING "message_id") SELECT "message_id" FROM gone`,
+      before(retention.inboxDays),
+    );
+    return { outbox, inbox };
   }
 
   async pendingOutboxCount(): Promise<number> {
