@@ -23,6 +23,8 @@ export const serviceConfigSchema = z.object({
   /** Bounds on every database connection (see @aoc/persistence POOL_TIMEOUTS). */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(POOL_TIMEOUTS.statementMs),
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(POOL_TIMEOUTS.connectMs),
+  /** SIGTERM: stop consuming, finish in-flight handlers, flush the outbox and spans; past this bound the process exits anyway (non-zero). */
+  AOC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
 });
 
 /**
@@ -68,10 +70,18 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
     if (stopping) return;
     stopping = true;
     logger.info('stopping', { signal });
+    // An orchestrator kills the process after its own grace period: exit first, saying so, rather than be killed mid-flush.
+    const deadline = setTimeout(() => {
+      logger.error('shutdown exceeded its bound; exiting with work unfinished (it is redelivered)', { timeoutMs: config.AOC_SHUTDOWN_TIMEOUT_MS });
+      process.exit(1);
+    }, config.AOC_SHUTDOWN_TIMEOUT_MS);
+    deadline.unref();
+    // The bus stops first (no new messages, in-flight handlers finish, the outbox is flushed), then HTTP and the pool.
     await booted.close();
     await dataSource.destroy();
     await embedded?.stop();
     await flushTelemetry();
+    clearTimeout(deadline);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
