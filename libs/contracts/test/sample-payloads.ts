@@ -303,6 +303,8 @@ const evaluationJudged: EvaluationJudgedV1 = {
   targetHumanCommentIds: ['c-2'],
   referenceComments: [{ id: 'c-2', createdAt: '2025-01-01T11:30:00Z', bodyDigest: sha256Hex('The batch job caused write stalls; we throttled it.') }],
   humanAnswerMarkdown: 'The batch job caused write stalls; we throttled it.',
+  // eligibility left out: the shared sample stays an older message (tests derive other verdicts from it); see eligibilityOf.
+  feedbackContest: null,
 };
 
 const optimizerCandidateEnqueued: OptimizerCandidateEnqueuedV2 = {

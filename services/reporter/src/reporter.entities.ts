@@ -108,6 +108,10 @@ export class ReportedEvaluationEntity {
   @Column({ name: 'abstention_code', type: 'text', nullable: true })
   abstentionCode!: string | null;
 
+  /** Why the version was or was not compared (evaluation.judged `eligibility`); null on rows recorded before the field. */
+  @Column({ type: 'text', nullable: true })
+  eligibility!: string | null;
+
   /** 1, 2, ... per answer version: a later human answer re-judged it. */
   @Column({ type: 'int', default: 1 })
   revision!: number;

@@ -24,5 +24,6 @@ describe('counted runs', () => {
     } finally {
       await db.close();
     }
-  });
+    // Starting PGlite takes seconds on a loaded machine.
+  }, 60000);
 });

@@ -25,6 +25,7 @@ const output = (o: Partial<JudgeModelOutputV1> = {}): JudgeModelOutputV1 => ({
   internalHandoffGaps: ['no concrete next action'],
   previousFeedbackResolved: 'not_applicable',
   abstentionCode: null,
+  feedbackContest: null,
   ...o,
 });
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ModelEngineKind, ModelPort, TokenUsage } from '@aoc/agent-runtime';
 import { expectedQualityScore, type EvaluationJudgedV1, type JudgeAbstentionCode, type Verdict } from '@aoc/contracts';
+import { eligibilityOfJudgment } from './eligibility';
 import { JUDGE_INSTRUCTIONS } from './judge-instructions';
 import { JudgeModelOutputV1, type JudgeInputV1 } from './judge-input.schema';
 import type { JudgmentPlan } from './judge-plan';
@@ -21,7 +22,7 @@ export interface OrderedResult {
 
 export type JudgedFields = Pick<
   EvaluationJudgedV1,
-  'judgeEngine' | 'verdict' | 'abstentionCode' | 'verdictReason' | 'qualityScore' | 'aiGaps' | 'keyDifferences' | 'aiStrengths' | 'internalHandoffGaps' | 'targetHumanCommentIds' | 'referenceComments' | 'humanAnswerMarkdown'
+  'judgeEngine' | 'verdict' | 'abstentionCode' | 'verdictReason' | 'qualityScore' | 'aiGaps' | 'keyDifferences' | 'aiStrengths' | 'internalHandoffGaps' | 'targetHumanCommentIds' | 'referenceComments' | 'humanAnswerMarkdown' | 'eligibility' | 'feedbackContest'
 >;
 
 export interface ComparisonOutcome {
@@ -66,6 +67,17 @@ export function verdictFor(output: JudgeModelOutputV1, publishedLabel: 1 | 2, pr
     default:
       return output.comparison;
   }
+}
+
+/** The contest an engine reported, kept only for feedback the input really holds, with its action. */
+function contestOf(plan: JudgmentPlan, out: JudgeModelOutputV1): JudgedFields['feedbackContest'] {
+  const c = out.feedbackContest;
+  if (!c || c.evidenceCommentIds.length === 0) return null;
+  const previous = plan.input.previousAnswer?.latestFeedback;
+  const action = c.scope === 'previous_version' ? (previous?.commentId === c.commentId ? previous.action : null) : (plan.input.feedback.find((f) => f.commentId === c.commentId)?.action ?? null);
+  const known = new Set(plan.input.timeline.map((t) => t.id));
+  const evidence = [...new Set(c.evidenceCommentIds.filter((id) => known.has(id)))].slice(0, 10);
+  return action === null || evidence.length === 0 ? null : { commentId: c.commentId, action, scope: c.scope, evidenceCommentIds: evidence };
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -133,6 +145,8 @@ export function combineOrders(plan: JudgmentPlan, first: OrderedResult, second: 
     targetHumanCommentIds: targets.map((c) => c.id),
     referenceComments: targets.map((c) => ({ id: c.id, createdAt: new Date(c.createdAt).toISOString(), bodyDigest: digest(c.body) })),
     humanAnswerMarkdown: targets.length === 0 ? null : clampText(targets.map((c) => c.body).join('\n\n'), HUMAN_ANSWER_MAX),
+    eligibility: eligibilityOfJudgment(verdict, abstentionCode, plan.input),
+    feedbackContest: ordersAgree ? contestOf(plan, out) : null,
   };
   return { results: [first, second], ordersAgree, fields };
 }

@@ -10,9 +10,9 @@ import type { ModelPort } from '@aoc/agent-runtime';
 import type { DataSource, EntityManager } from 'typeorm';
 import { RecordInputsHandler } from '../record-inputs/record-inputs.handler';
 import { AnswerEntity, EvaluationEntity, EvaluationFailureEntity, FeedbackBindingEntity, FeedbackCommentEntity, JudgeDisagreementEntity } from '../persistence/judge.entities';
-import { crossCheck } from './builtin-cross-check';
+import { judgeWithEngines, type Judged } from './builtin-cross-check';
 import { loadTicketState } from '../persistence/ticket-state.repository';
-import { compareBothOrders, type ComparisonOutcome } from './answer-comparison';
+import type { ComparisonOutcome } from './answer-comparison';
 import { JUDGE_MODEL } from './judge-model.provider';
 import { planJudgments, type JudgmentPlan } from './judge-plan';
 import { applyEvent, type JudgeEvent, type TicketState } from './ticket-state';
@@ -40,7 +40,7 @@ export const PARK_TRANSIENT_AFTER_ATTEMPTS = 3;
 /** Failures that the same input would reproduce: not retried until the input changes. */
 const BLOCKING_CODES: ReadonlySet<string> = new Set(['MODEL.REFUSED', 'MODEL.TRUNCATED', 'MODEL.OUTPUT_INVALID']);
 
-type PreparedEntry = { inputDigest: string; outcome: ComparisonOutcome } | { inputDigest: string; error: unknown };
+type PreparedEntry = { inputDigest: string; judged: Judged } | { inputDigest: string; error: unknown };
 
 /** Model results computed before the handler's transaction (see `prepare`). */
 export class PreparedJudgments {
@@ -73,7 +73,7 @@ export class JudgeAnswerHandler {
     const entries = new Map<string, PreparedEntry>();
     for (const plan of planJudgments(state).plans) {
       try {
-        entries.set(plan.evaluationId, { inputDigest: plan.inputDigest, outcome: await compareBothOrders(this.model, plan) });
+        entries.set(plan.evaluationId, { inputDigest: plan.inputDigest, judged: await judgeWithEngines(this.model, plan) });
       } catch (error) {
         entries.set(plan.evaluationId, { inputDigest: plan.inputDigest, error });
       }
@@ -94,15 +94,16 @@ export class JudgeAnswerHandler {
     const prepared = ctx.prepared instanceof PreparedJudgments ? ctx.prepared : null;
     const latest = new Map<string, { evaluationId: string; verdict: EvaluationJudgedV1['verdict'] }>();
     for (const plan of plans) {
-      let outcome: ComparisonOutcome;
+      let judged: Judged;
       try {
-        outcome = await this.outcomeOf(plan, prepared);
+        judged = await this.outcomeOf(plan, prepared);
       } catch (error) {
         if (!(error instanceof AocError)) throw error;
         if (error.retryable && ctx.attempt < PARK_TRANSIENT_AFTER_ATTEMPTS) throw error;
         await this.recordFailure(ctx.manager, plan, error);
         continue;
       }
+      const { outcome, disagreement } = judged;
       const projection = qualityProjection(plan.feedback, outcome.fields.verdict);
       const judgedAt = new Date();
       const previous = state.latestPublished.get(plan.answer.runId) ?? null;
@@ -145,9 +146,8 @@ export class JudgeAnswerHandler {
         this.logger.info('human answer unchanged: no new evaluation', { runId: plan.answer.runId, evaluationId: plan.evaluationId, revision });
         continue;
       }
-      const disagreement = crossCheck(plan, outcome);
       if (disagreement) {
-        await ctx.manager.insert(JudgeDisagreementEntity, { evaluationId: plan.evaluationId, runId: plan.answer.runId, ticketKey, modelEngine: payload.judgeEngine, ...disagreement, recordedAt: judgedAt });
+        await ctx.manager.insert(JudgeDisagreementEntity, { evaluationId: plan.evaluationId, runId: plan.answer.runId, ticketKey, ...disagreement, recordedAt: judgedAt });
         this.logger.info('model and built-in judge disagree', { evaluationId: plan.evaluationId, modelVerdict: disagreement.modelVerdict, builtinVerdict: disagreement.builtinVerdict });
       }
       await ctx.publish(Topics.evaluationJudged, payload, { idempotencyKey: plan.evaluationId });
@@ -172,13 +172,13 @@ export class JudgeAnswerHandler {
     }
   }
 
-  private async outcomeOf(plan: JudgmentPlan, prepared: PreparedJudgments | null): Promise<ComparisonOutcome> {
+  private async outcomeOf(plan: JudgmentPlan, prepared: PreparedJudgments | null): Promise<Judged> {
     const entry = prepared?.entries.get(plan.evaluationId);
     if (entry && entry.inputDigest === plan.inputDigest) {
       if ('error' in entry) throw entry.error;
-      return entry.outcome;
+      return entry.judged;
     }
-    return compareBothOrders(this.model, plan);
+    return judgeWithEngines(this.model, plan);
   }
 
   /** Stores new and edited bindings and every trusted /ao comment version (raw feedback is never lost). */

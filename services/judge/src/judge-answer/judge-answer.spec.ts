@@ -50,6 +50,7 @@ const modelReply = (o: Partial<JudgeModelOutputV1>): JudgeModelOutputV1 => ({
   internalHandoffGaps: [],
   previousFeedbackResolved: 'not_applicable',
   abstentionCode: null,
+  feedbackContest: null,
   ...o,
 });
 
@@ -261,32 +262,21 @@ describe('judge use case (embedded Postgres)', () => {
     ]);
   });
 
-  it('runs with the OpenAI-compatible engine against a local chat-completions server (no network)', async () => {
+  /** A Support answer in another language: the built-in judge abstains with JUDGE.NEEDS_MODEL. */
+  const foreign = BASE_COMMENTS.map((c) => (c.id === 'c-3' ? { ...c, body: '原因：10:38 起新的报表查询对 orders 表做全表扫描，每次约 120 万行。在 orders(created_at) 上加索引即可消除扫描。' } : c));
+  const openai = (server: { baseUrl: string }, model: string, apiKey: string | null = null) =>
+    new AgentRuntime({ config: { judge: { engine: 'openai', baseUrl: server.baseUrl, model, apiKey, timeoutMs: 5000, maxRetries: 0 } }, builtin: registerRubricJudge(new BuiltinRegistry()) });
+
+  it('with an OpenAI-compatible judge configured, a case the built-in judge decides keeps its verdict; the model cross-checks it (local server, no network)', async () => {
     const key = 'sk-judge-openai-test-7777777';
     const server = await startFakeChatCompletionsServer((request) => {
       const input = JSON.parse(request.body.messages[1].content) as JudgeInputV1;
       const humanLabel = input.answer1.kind === 'human_replies' ? 1 : 2;
-      const reply: JudgeModelOutputV1 = {
-        comparison: humanLabel === 1 ? 'answer_1_better' : 'answer_2_better',
-        reason: 'Only the human reply identifies the full table scan and the index.',
-        humanAnswerCommentIds: ['c-2b', 'c-3'].filter((id) => id === 'c-3'),
-        answer1Gaps: humanLabel === 1 ? [] : ['does not identify the report query'],
-        answer2Gaps: humanLabel === 2 ? [] : ['does not identify the report query'],
-        answer1Strengths: [],
-        answer2Strengths: [],
-        keyDifferences: ['the cause'],
-        internalHandoffGaps: ['no concrete query for Support'],
-        previousFeedbackResolved: 'not_applicable',
-        abstentionCode: null,
-      };
+      const reply = modelReply({ comparison: humanLabel === 1 ? 'answer_1_better' : 'answer_2_better', reason: 'Only the human reply identifies the full table scan.' });
       return { status: 200, json: chatCompletion(JSON.stringify(reply), { usage: { prompt: 900, completion: 120 }, model: 'judge-xl' }) };
     });
     try {
-      const runtime = new AgentRuntime({
-        config: { judge: { engine: 'openai', baseUrl: server.baseUrl, model: 'judge-xl', apiKey: key, timeoutMs: 5000, maxRetries: 1 } },
-        builtin: registerRubricJudge(new BuiltinRegistry()),
-      });
-      const { bus, deliver } = setup(runtime);
+      const { bus, deliver } = setup(openai(server, 'judge-xl', key));
       await deliver(ticket);
       await deliver(answer);
       await deliver(tl(1));
@@ -296,31 +286,50 @@ describe('judge use case (embedded Postgres)', () => {
       expect(server.requests[0].headers['authorization']).toBe(`Bearer ${key}`);
       expect(server.requests[0].body.messages[1].content).not.toMatch(/"(execution|failureCodes|evidenceAcquisition|providerQueryAttempts)"/);
       expect(bus.published).toHaveLength(1);
-      expect(bus.published[0]).toMatchObject({ verdict: 'human_better', judgeEngine: 'openai:judge-xl', aiGaps: ['does not identify the report query'], targetHumanCommentIds: ['c-3'] });
-      const row = await db.dataSource.manager.findOneByOrFail(EvaluationEntity, { runId: 'run-1' });
-      // The model agrees with what the built-in judge decides on the same input: nothing to record.
+      expect(bus.published[0]).toMatchObject({ verdict: 'human_better', judgeEngine: 'builtin:rubric-judge-v4', eligibility: 'compared', targetHumanCommentIds: ['c-3'] });
+      // Both engines agree: nothing to record.
       expect(await db.dataSource.manager.count(JudgeDisagreementEntity)).toBe(0);
-      expect(row.rawResults).toEqual([
-        expect.objectContaining({ order: 'published_first', engine: 'openai', model: 'judge-xl', usage: { promptTokens: 900, completionTokens: 120 } }),
-        expect.objectContaining({ order: 'human_first', engine: 'openai', model: 'judge-xl' }),
-      ]);
     } finally {
       await server.close();
     }
   });
 
-  it('records where a model verdict differs from what the built-in judge decides on the same input', async () => {
+  it('a built-in abstention with JUDGE.NEEDS_MODEL goes to the configured model, whose verdict is published and says so', async () => {
+    const server = await startFakeChatCompletionsServer((request) => {
+      const input = JSON.parse(request.body.messages[1].content) as JudgeInputV1;
+      const humanLabel = input.answer1.kind === 'human_replies' ? 1 : 2;
+      const reply = modelReply({ comparison: humanLabel === 1 ? 'answer_1_better' : 'answer_2_better', reason: 'Only the human reply names the scan and the index.', answer1Gaps: humanLabel === 1 ? [] : ['does not identify the report query'], answer2Gaps: humanLabel === 2 ? [] : ['does not identify the report query'] });
+      return { status: 200, json: chatCompletion(JSON.stringify(reply), { usage: { prompt: 900, completion: 120 }, model: 'judge-xl' }) };
+    });
+    try {
+      const { bus, deliver } = setup(openai(server, 'judge-xl'));
+      await deliver(ticket);
+      await deliver(answer);
+      await deliver(tl(1, foreign));
+      expect(bus.published[0]).toMatchObject({ verdict: 'human_better', judgeEngine: 'openai:judge-xl', eligibility: 'compared', aiGaps: ['does not identify the report query'], targetHumanCommentIds: ['c-3'] });
+      expect(bus.published[0].verdictReason).toMatch(/^The built-in judge abstained \(JUDGE\.NEEDS_MODEL\); the model judged\./);
+      const row = await db.dataSource.manager.findOneByOrFail(EvaluationEntity, { runId: 'run-1' });
+      expect(row.rawResults).toEqual([
+        expect.objectContaining({ order: 'published_first', engine: 'openai', model: 'judge-xl', usage: { promptTokens: 900, completionTokens: 120 } }),
+        expect.objectContaining({ order: 'human_first', engine: 'openai', model: 'judge-xl' }),
+      ]);
+      expect(await db.dataSource.manager.count(JudgeDisagreementEntity)).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('records where a model verdict differs from what the built-in judge decides; the built-in verdict is published', async () => {
     const server = await startFakeChatCompletionsServer(() => {
       const reply = modelReply({ comparison: 'equivalent', reason: 'Both answers say the same.' });
       return { status: 200, json: chatCompletion(JSON.stringify(reply), { model: 'lenient' }) };
     });
     try {
-      const runtime = new AgentRuntime({ config: { judge: { engine: 'openai', baseUrl: server.baseUrl, model: 'lenient', apiKey: null, timeoutMs: 5000, maxRetries: 0 } } });
-      const { bus, deliver } = setup(runtime);
+      const { bus, deliver } = setup(openai(server, 'lenient'));
       await deliver(ticket);
       await deliver(answer);
       await deliver(tl(1));
-      expect(bus.published[0]).toMatchObject({ verdict: 'equivalent', judgeEngine: 'openai:lenient' });
+      expect(bus.published[0]).toMatchObject({ verdict: 'human_better', judgeEngine: 'builtin:rubric-judge-v4' });
       const row = await db.dataSource.manager.findOneByOrFail(JudgeDisagreementEntity, { runId: 'run-1' });
       expect(row).toMatchObject({ modelEngine: 'openai:lenient', modelVerdict: 'equivalent', builtinVerdict: 'human_better' });
       expect(row.builtinReason).toMatch(/determined nothing/);
@@ -329,22 +338,23 @@ describe('judge use case (embedded Postgres)', () => {
     }
   });
 
-  it('records a not_compared verdict and both raw results when a first-position-biased model disagrees with itself', async () => {
+  it('records a not_compared verdict and both raw results when a first-position-biased model disagrees with itself on a case left to it', async () => {
     const server = await startFakeChatCompletionsServer(() => {
       const reply = modelReply({ comparison: 'answer_1_better', reason: 'Answer 1 is better.' });
       return { status: 200, json: chatCompletion(JSON.stringify(reply)) };
     });
     try {
-      const runtime = new AgentRuntime({ config: { judge: { engine: 'openai', baseUrl: server.baseUrl, model: 'biased', apiKey: null, timeoutMs: 5000, maxRetries: 0 } } });
-      const { bus, deliver } = setup(runtime);
+      const { bus, deliver } = setup(openai(server, 'biased'));
       await deliver(ticket);
       await deliver(answer);
-      await deliver(tl(1));
-      expect(bus.published[0]).toMatchObject({ verdict: 'not_compared', qualityScore: null });
+      await deliver(tl(1, foreign));
+      expect(bus.published[0]).toMatchObject({ verdict: 'not_compared', qualityScore: null, abstentionCode: 'JUDGE.ORDER_DISAGREEMENT', eligibility: 'undecided' });
       expect(bus.published[0].verdictReason).toMatch(/Position-bias guard/);
       const row = await db.dataSource.manager.findOneByOrFail(EvaluationEntity, { runId: 'run-1' });
       expect(row.ordersAgree).toBe(false);
       expect(row.rawResults.map((r) => (r as { verdict: string }).verdict)).toEqual(['ai_better', 'human_better']);
+      // A model abstention on a case the built-in judge left open is no disagreement.
+      expect(await db.dataSource.manager.count(JudgeDisagreementEntity)).toBe(0);
     } finally {
       await server.close();
     }

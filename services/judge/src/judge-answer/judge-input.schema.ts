@@ -118,5 +118,14 @@ export const JudgeModelOutputV1 = z.strictObject({
   internalHandoffGaps: z.array(z.string()),
   previousFeedbackResolved: PreviousFeedbackResolution,
   abstentionCode: JudgeAbstentionCode.nullable().describe('Why the comparison is not_comparable (null otherwise)'),
+  feedbackContest: z
+    .strictObject({
+      commentId: z.string().describe('The /ao comment (feedback[].commentId or previousAnswer.latestFeedback.commentId) the timeline contests'),
+      scope: z.enum(['this_version', 'previous_version']),
+      evidenceCommentIds: z.array(z.string()).describe('Timeline comments whose explicit facts prove the feedback wrong'),
+    })
+    .nullable()
+    .default(null)
+    .describe('Explicit /ao feedback that facts in the timeline directly contradict (null when none)'),
 });
 export type JudgeModelOutputV1 = z.infer<typeof JudgeModelOutputV1>;

@@ -8,7 +8,7 @@ import type { Instructions } from '@aoc/agent-runtime';
  */
 export const JUDGE_INSTRUCTIONS: Instructions = {
   id: 'judge.compare-answers',
-  version: '2026-12-01.1',
+  version: '2026-12-10.1',
   text: [
     'You evaluate one support ticket. The input JSON holds the ticket as it was frozen for analysis, two answers labelled',
     '"answer1" and "answer2", the ordered public timeline of the ticket, feedback that Support bound to the published answer,',
@@ -53,6 +53,12 @@ export const JUDGE_INSTRUCTIONS: Instructions = {
     'decision still internal_only after a complaint that a human was bypassed is not fixed. If the problem remains,',
     'previousFeedbackResolved is "unresolved" and the human answer is better. If the reason names nothing checkable, use',
     '"undetermined" and not_comparable with JUDGE.FEEDBACK_UNPARSEABLE. Use "not_applicable" when there is no such feedback.',
+    '',
+    'Explicit feedback (accept, revise, wrong) is the reviewer\'s word and is refuted only by explicit facts in the input:',
+    'when a customer comment directly contradicts it (revise/wrong while the customer confirms the published answer\'s',
+    'cause; accept while the customer confirms another cause; a claim the previous version\'s feedback called wrong that the',
+    'customer later confirmed), set feedbackContest to that feedback\'s commentId, scope "this_version" or',
+    '"previous_version", and the ids of those customer comments, and say so in reason. Otherwise feedbackContest is null.',
     '',
     'Write gaps and strengths per answer (answer1Gaps, answer1Strengths, answer2Gaps, answer2Strengths) and the key',
     'differences, each as short factual sentences. Explain the comparison and its ground in reason. Answer with JSON only.',

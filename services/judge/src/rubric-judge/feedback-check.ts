@@ -24,6 +24,8 @@ export interface FeedbackCheck {
   resolution: PreviousFeedbackResolution;
   action: 'revise' | 'wrong' | null;
   items: FeedbackItem[];
+  /** Customer comments that confirm what the feedback called wrong (`feedback-contest.ts`): it no longer decides. */
+  contestedBy: string[];
 }
 
 const textOf = (a: Pick<PublishedAnswerV1, 'customerReplyMarkdown' | 'internalHandoffMarkdown'>) => `${a.customerReplyMarkdown}\n${a.internalHandoffMarkdown}`;
@@ -84,7 +86,7 @@ function listedItem(reason: string, now: readonly Fact[], before: readonly Fact[
 export function checkPreviousFeedback(input: JudgeInputV1, published: PublishedAnswerV1): FeedbackCheck {
   const previous = input.previousAnswer;
   const feedback = previous?.latestFeedback;
-  if (!previous || !feedback || (feedback.action !== 'revise' && feedback.action !== 'wrong')) return { resolution: 'not_applicable', action: null, items: [] };
+  if (!previous || !feedback || (feedback.action !== 'revise' && feedback.action !== 'wrong')) return { resolution: 'not_applicable', action: null, items: [], contestedBy: [] };
   const reason = feedback.reason;
   const now = factsOf(textOf(published));
   const before = factsOf(textOf(previous));
@@ -96,5 +98,5 @@ export function checkPreviousFeedback(input: JudgeInputV1, published: PublishedA
     if (listed) items.push(listed);
   }
   const resolution: PreviousFeedbackResolution = items.length === 0 ? 'undetermined' : items.some((i) => !i.met) ? 'unresolved' : 'resolved';
-  return { resolution, action: feedback.action, items };
+  return { resolution, action: feedback.action, items, contestedBy: [] };
 }

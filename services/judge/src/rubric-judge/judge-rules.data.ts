@@ -2,7 +2,9 @@
  * Rule data of the built-in judge (versioned; the engine in `rubric-judge.ts` and its helpers
  * read it). Phrases are English: a human answer in another language is left to the model judge.
  */
-export const JUDGE_RULES_VERSION = 'judge-rules-v2';
+import type { RuleId } from './decide-comparison';
+
+export const JUDGE_RULES_VERSION = 'judge-rules-v3';
 
 /** Share of the human answer's fair facts the published answer must state to be equivalent. */
 export const EQUIVALENT_COVERAGE = 0.6;
@@ -127,6 +129,18 @@ export const NAMED = {
 
 /** Words that are never the name of a table or an index ("the whole table", "from your app"). */
 export const NOT_A_NAME = /^(?:the|a|an|this|that|these|those|whole|same|each|every|your|our|its|their|one|full|big|large|hot|temporary|temp|system|new|old|which|what|scan|lock|locks|statistics|memory|disk|primary|replica|source|level|usual|there|here|it|them|us|you|all|any|some|other|another|on|in|to|of|by|with|for|is|was|index|table|query|statement|store|node|host|instance|cluster|app|application|client|customer|support|workload|traffic|load)$/i;
+
+/**
+ * Verdict rules whose ground is the customer's own later word: explicit `/ao` feedback on the
+ * judged version that they go against is recorded as contested (`feedback-contest.ts`). A complaint
+ * (revise|wrong) is contested when the customer sided with the published answer; an accept when the
+ * customer sided with the human against it. Ticket-value rules are not here: the feedback may be
+ * about something else than that value.
+ */
+export const FEEDBACK_CONTESTED_BY: { complaint: readonly RuleId[]; accept: readonly RuleId[] } = {
+  complaint: ['customer_confirms_ai', 'customer_refutes_human', 'separate_issue_ai'],
+  accept: ['customer_refutes_ai', 'customer_confirms_human'],
+};
 
 /** A request to hand the ticket to a human. */
 export const REQUEST_HUMAN = /\bhand (?:it |this |the ticket )?(?:over )?to (?:a )?(?:human|support|an engineer|someone)|\blet (?:a )?(?:human|support|an engineer) (?:handle|take|decide)/i;

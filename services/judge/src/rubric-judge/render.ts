@@ -1,6 +1,7 @@
 import type { Ground, GroundFinding, RuleId } from './decide-comparison';
 import { incidental, laterFindings, missingFindings, type FactComparison, type HumanFinding } from './fact-comparison';
 import type { FeedbackCheck, FeedbackItem } from './feedback-check';
+import type { FeedbackContest } from './feedback-contest';
 import type { Fact } from './facts/facts';
 import type { HandoffFinding, PublishedReading } from './published-answer';
 
@@ -23,10 +24,20 @@ export function missedGap(f: HumanFinding): string {
 export function feedbackNote(check: FeedbackCheck): string | null {
   if (check.action === null) return null;
   const label = `/ao ${check.action} on the previous version`;
+  if (check.contestedBy.length > 0) return null; // rendered by contestNote
   if (check.resolution === 'undetermined') return `${label} gives no checkable fact, claim, kind of fact or decision, so whether the new version fixed it is undetermined.`;
   const failed = check.items.filter((i) => !i.met).map(failure);
   if (failed.length > 0) return `${label} is not fixed: ${failed.join('; ')}.`;
   return `${label} is fixed: ${check.items.map(pass).join('; ')}.`;
+}
+
+/** The contest of explicit feedback, with its evidence; the feedback itself is kept. */
+export function contestNote(c: FeedbackContest): string {
+  const which = c.scope === 'previous_version' ? `/ao ${c.action} (${c.commentId}) on the previous version` : `/ao ${c.action} (${c.commentId}) on this version`;
+  const evidence = c.evidence.join(', ');
+  if (c.scope === 'previous_version') return `${which} is contested by the customer's comment ${evidence}, which confirms ${show(c.confirmed)}, the claim the feedback called wrong; so keeping it is not counted as unfixed.`;
+  const side = c.action === 'accept' ? "sides with the human answer against the published one" : "confirms the published answer's cause";
+  return `${which} is contested by the customer's comment ${evidence}, which ${side}; the feedback still decides the quality projection.`;
 }
 
 function failure(i: FeedbackItem): string {

@@ -4,12 +4,13 @@ import { JudgeInputV1, type Comparison, type HumanRepliesV1, type JudgeModelOutp
 import { decideComparison, type Ground } from './decide-comparison';
 import { compareFacts, type Source } from './fact-comparison';
 import { checkPreviousFeedback } from './feedback-check';
+import { contestPreviousFeedback, contestThisVersion, type FeedbackContest } from './feedback-contest';
 import { factsOf } from './facts/facts';
 import { selectHumanAnswer } from './human-answer';
 import { RISK } from './judge-rules.data';
 import { followUps, tagProvenance } from './provenance';
 import { readPublished } from './published-answer';
-import { feedbackNote, handoffGap, reasonOf, renderComparison } from './render';
+import { contestNote, feedbackNote, handoffGap, reasonOf, renderComparison } from './render';
 
 export const RUBRIC_JUDGE_MODEL = 'rubric-judge-v4';
 
@@ -56,7 +57,8 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
   const questionText = sources.map((s) => s.text).join('\n');
   const ticketFacts = factsOf(questionText);
   const ai = readPublished(published, ticketFacts, factsOf(sources[0].text).filter((f) => f.kind === 'identifier'));
-  const feedback = checkPreviousFeedback(input, published);
+  const previous = contestPreviousFeedback(input, checkPreviousFeedback(input, published));
+  const feedback = previous.check;
   const answer = selectHumanAnswer(human.comments, input.timeline, input.anchor, questionText);
   const selected = human.comments.filter((c) => answer.ids.includes(c.id));
   const humanText = selected.map((c) => c.body).join('\n');
@@ -81,12 +83,13 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
     laterNotes: input.internalNotes.some((n) => Date.parse(n.createdAt) > anchor && Date.parse(n.createdAt) < lastSelected),
   });
 
+  const contest: FeedbackContest | null = previous.contest ?? contestThisVersion(input, ground);
   const r = renderComparison(comparison, ai, ground, feedback, answer.ids.length > 0);
   const labelled =
     publishedLabel === 1
       ? { answer1Gaps: r.aiGaps, answer1Strengths: r.aiStrengths, answer2Gaps: r.humanGaps, answer2Strengths: r.humanStrengths }
       : { answer1Gaps: r.humanGaps, answer1Strengths: r.humanStrengths, answer2Gaps: r.aiGaps, answer2Strengths: r.aiStrengths };
-  const reason = ['Built-in rubric judge: facts compared unit-aware with their provenance and bearing; it abstains where meaning decides.', reasonOf(ground), ...r.summary, feedbackNote(feedback) ?? ''].filter(Boolean).join(' ');
+  const reason = ['Built-in rubric judge: facts compared unit-aware with their provenance and bearing; it abstains where meaning decides.', reasonOf(ground), ...r.summary, feedbackNote(feedback) ?? '', contest ? contestNote(contest) : ''].filter(Boolean).join(' ');
   return {
     comparison: toComparison(ground.verdict, publishedLabel),
     reason: reason.slice(0, 2000),
@@ -99,6 +102,7 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
     internalHandoffGaps: ai.handoff.map(handoffGap),
     previousFeedbackResolved: feedback.resolution,
     abstentionCode: ground.verdict === 'not_compared' ? ground.code : null,
+    feedbackContest: contest ? { commentId: contest.commentId, scope: contest.scope, evidenceCommentIds: contest.evidence } : null,
   };
 }
 

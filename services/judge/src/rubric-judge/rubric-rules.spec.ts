@@ -1,7 +1,7 @@
 import type { TimelineCommentV1 } from '@aoc/contracts';
 import { analysisRequested, comment, runPublished, timeline } from '../../test/judge-fixtures';
 import { swapped, verdictFor } from '../judge-answer/answer-comparison';
-import type { JudgeInputV1, PreviousAnswerV1 } from '../judge-answer/judge-input.schema';
+import type { JudgeFeedbackV1, JudgeInputV1, PreviousAnswerV1 } from '../judge-answer/judge-input.schema';
 import { planJudgments } from '../judge-answer/judge-plan';
 import { applyEvent, emptyTicketState } from '../judge-answer/ticket-state';
 import { rubricJudge } from './rubric-judge';
@@ -15,13 +15,18 @@ const at = (hhmm: string) => `2026-11-20T${hhmm}:00.000Z`;
 const support = (id: string, hhmm: string, body: string) => comment(id, 'support', 'public', at(hhmm), body);
 const customer = (id: string, hhmm: string, body: string) => comment(id, 'customer', 'public', at(hhmm), body);
 
-function judge(comments: TimelineCommentV1[], answer: { reply?: string; handoff?: string; decision?: 'internal_only' | 'human_required' } = {}, previous: PreviousAnswerV1 | null = null) {
+function judge(
+  comments: TimelineCommentV1[],
+  answer: { reply?: string; handoff?: string; decision?: 'internal_only' | 'human_required' } = {},
+  previous: PreviousAnswerV1 | null = null,
+  feedback: JudgeFeedbackV1[] = [],
+) {
   let state = emptyTicketState('SUP-1042');
   state = applyEvent(state, { kind: 'ticket', request: analysisRequested({ ticket: { ...analysisRequested().ticket, title: TITLE, description: DESCRIPTION, comments: [] } }) });
   state = applyEvent(state, { kind: 'answer', run: runPublished({ customerReplyMarkdown: answer.reply ?? AI_REPLY, internalHandoffMarkdown: answer.handoff ?? AI_HANDOFF, decision: answer.decision ?? 'human_required' }) });
   state = applyEvent(state, { kind: 'timeline', timeline: timeline(1, comments) });
   const [plan] = planJudgments(state).plans;
-  const input: JudgeInputV1 = { ...plan.input, previousAnswer: previous };
+  const input: JudgeInputV1 = { ...plan.input, previousAnswer: previous, feedback };
   const out = rubricJudge(input);
   // Both orders must agree, as the service requires.
   expect(verdictFor(rubricJudge(swapped(input)), 2, previous !== null)).toBe(verdictFor(out, 1, previous !== null));
@@ -159,6 +164,54 @@ describe('rubric judge rules', () => {
       const handoff = `${AI_HANDOFF}\nSupport will continue to check the pool.`;
       expect(judge(human, { decision: 'internal_only', handoff }, previous('this bypassed a human; it should have gone to Support', 'internal_only')).out.previousFeedbackResolved).toBe('unresolved');
       expect(judge(human, { decision: 'human_required' }, previous('this bypassed a human; it should have gone to Support', 'internal_only')).out.previousFeedbackResolved).toBe('resolved');
+    });
+  });
+
+  describe('explicit /ao feedback contested by the timeline', () => {
+    const ao = (action: JudgeFeedbackV1['action']): JudgeFeedbackV1 => ({
+      commentId: 'c-ao',
+      action,
+      reason: 'wrong cause',
+      authorRole: 'support',
+      visibility: 'internal',
+      commentCreatedAt: at('11:10'),
+      commentUpdatedAt: at('11:10'),
+      inherited: false,
+    });
+    const checkpoint = support('s1', '11:30', 'The cause is a checkpoint storm: WAL writes spiked at 10:40.');
+    const confirmsPool = customer('u1', '12:10', 'We capped the app pool as the first analysis suggested; the first analysis was right, connections are back to normal.');
+
+    it('/ao wrong on this version while the customer confirms the published cause is recorded as contested, with its evidence', () => {
+      const { out, verdict } = judge([checkpoint, confirmsPool], {}, null, [ao('wrong')]);
+      expect(verdict).toBe('ai_better');
+      expect(out.feedbackContest).toEqual({ commentId: 'c-ao', scope: 'this_version', evidenceCommentIds: ['u1'] });
+      expect(out.reason).toMatch(/\/ao wrong \(c-ao\) on this version is contested by the customer's comment u1/);
+    });
+
+    it('no contest without the confirming comment, nor for an accept the customer agrees with', () => {
+      expect(judge([checkpoint], {}, null, [ao('wrong')]).out.feedbackContest).toBeNull();
+      expect(judge([checkpoint, confirmsPool], {}, null, [ao('accept')]).out.feedbackContest).toBeNull();
+    });
+
+    it("write mode: a claim the previous version's feedback called wrong, confirmed later by the customer, is contested instead of unfixed", () => {
+      const previous: PreviousAnswerV1 = {
+        runId: 'run-0',
+        publishedAt: at('11:06'),
+        customerReplyMarkdown: 'Most likely cause: the connection pool grew until connections hit the limit.',
+        internalHandoffMarkdown: '**Next internal action:** check pg_stat_activity.',
+        decision: 'human_required',
+        latestFeedback: { action: 'wrong', reason: 'remove the claim about the connection pool', commentId: 'c-ao' },
+      };
+      const human = support('s1', '11:30', 'Connections hit the max_connections limit of 500 (497 at 10:41) because the connection pool grew; add PgBouncer.');
+      const reply = AI_REPLY.replace('app pool', 'connection pool');
+      const unfixed = judge([human], { reply }, previous);
+      expect(unfixed.verdict).toBe('human_better');
+      expect(unfixed.out.feedbackContest).toBeNull();
+      const contested = judge([customer('u0', '11:20', 'Confirmed: it was indeed the connection pool, it grew after our deploy.'), human], { reply }, previous);
+      expect(contested.out.previousFeedbackResolved).toBe('not_applicable');
+      expect(contested.verdict).not.toBe('human_better');
+      expect(contested.out.feedbackContest).toEqual({ commentId: 'c-ao', scope: 'previous_version', evidenceCommentIds: ['u0'] });
+      expect(contested.out.reason).toMatch(/on the previous version is contested by the customer's comment u0/);
     });
   });
 });

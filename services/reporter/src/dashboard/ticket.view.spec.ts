@@ -32,8 +32,8 @@ describe('renderTicket', () => {
   it('shows every evaluation revision with the selected human comments, and the timeline with roles, visibility and what the AI saw', () => {
     const version = answerVersionFixture({
       evaluations: [
-        { evaluationId: 'e1', revision: 1, verdict: 'not_compared', abstentionCode: 'JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE', judgedAt: '2026-11-20T04:00:00.000Z', humanCommentIds: [] },
-        { evaluationId: 'e2', revision: 2, verdict: 'human_better', abstentionCode: null, judgedAt: '2026-11-20T05:00:00.000Z', humanCommentIds: ['c-3'] },
+        { evaluationId: 'e1', revision: 1, verdict: 'not_compared', abstentionCode: 'JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE', eligibility: 'not_substantive', judgedAt: '2026-11-20T04:00:00.000Z', humanCommentIds: [] },
+        { evaluationId: 'e2', revision: 2, verdict: 'human_better', abstentionCode: null, eligibility: 'compared', judgedAt: '2026-11-20T05:00:00.000Z', humanCommentIds: ['c-3'] },
       ],
     });
     const timeline = [
@@ -43,6 +43,9 @@ describe('renderTicket', () => {
     ];
     const page = renderTicket('SUP-1042', [version], timeline);
     expect(page).toContain('<code>JUDGE.HUMAN_ANSWER_NOT_SUBSTANTIVE</code>');
+    // Why each revision was or was not compared.
+    expect(page).toMatch(/<td class="eligibility"[^>]*>not substantive<\/td>/);
+    expect(page).toMatch(/<td class="eligibility"[^>]*>compared<\/td>/);
     expect(page).toContain('<a class="mono" href="#comment-c-3">c-3</a>');
     expect(page).toContain('<tr id="comment-c-3">');
     expect(page).toMatch(/<td>support<\/td><td>internal<\/td><td>no<\/td>/);

@@ -6,8 +6,8 @@ import { href, html, type SafeHtml } from '@aoc/safe-html';
 /** Every evaluation revision of a version, with the human comments the Judge selected. */
 function evaluationsOf(evaluations: readonly EvaluationRevisionView[]): SafeHtml {
   if (evaluations.length === 0) return html`<p class="empty">Not evaluated yet.</p>`;
-  return html`<table class="evaluations"><thead><tr><th>Revision</th><th>Judged</th><th>Verdict</th><th>Human answer (comments)</th></tr></thead><tbody>${evaluations.map(
-    (e) => html`<tr><td>${e.revision}</td><td>${shanghaiTime(e.judgedAt)}</td><td>${verdictBadge(e.verdict)}${e.abstentionCode ? html` <code>${e.abstentionCode}</code>` : ''}</td><td>${
+  return html`<table class="evaluations"><thead><tr><th>Revision</th><th>Judged</th><th>Verdict</th><th>Eligibility</th><th>Human answer (comments)</th></tr></thead><tbody>${evaluations.map(
+    (e) => html`<tr><td>${e.revision}</td><td>${shanghaiTime(e.judgedAt)}</td><td>${verdictBadge(e.verdict)}${e.abstentionCode ? html` <code>${e.abstentionCode}</code>` : ''}</td><td class="eligibility" title="why the version was or was not compared">${e.eligibility.replace(/_/g, ' ')}</td><td>${
       e.humanCommentIds.length === 0 ? html`<span class="empty">none</span>` : e.humanCommentIds.map((id) => html`<a class="mono" href="#comment-${id}">${id}</a> `)
     }</td></tr>`,
   )}</tbody></table>`;

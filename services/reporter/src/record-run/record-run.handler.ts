@@ -59,8 +59,8 @@ export class RecordRunHandler {
     await this.answers.lockTicket(m, evaluation.ticketKey);
     const inserted: unknown[] = await m.query(
       `INSERT INTO ${this.t.evaluations}
-         ("evaluation_id", "run_id", "verdict", "verdict_reason", "ai_gaps", "judged_at", "ticket_key", "answer_fingerprint", "judge_engine", "abstention_code", "revision", "target_comment_ids")
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $7, $8, $9, $10, $11, $12::jsonb)
+         ("evaluation_id", "run_id", "verdict", "verdict_reason", "ai_gaps", "judged_at", "ticket_key", "answer_fingerprint", "judge_engine", "abstention_code", "revision", "target_comment_ids", "eligibility")
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $7, $8, $9, $10, $11, $12::jsonb, $13)
        ON CONFLICT ("evaluation_id") DO NOTHING
        RETURNING "evaluation_id"`,
       [
@@ -76,6 +76,7 @@ export class RecordRunHandler {
         evaluation.abstentionCode,
         evaluation.revision,
         JSON.stringify(evaluation.targetHumanCommentIds),
+        evaluation.eligibility ?? null,
       ],
     );
     if (inserted.length > 0) await this.answers.refresh(m, evaluation.ticketKey);

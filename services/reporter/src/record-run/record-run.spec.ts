@@ -1,4 +1,4 @@
-import { execution, published, startEmbeddedReporter, type ReporterHarness } from '../../test/reporter-harness';
+import { execution, judged, published, startEmbeddedReporter, type ReporterHarness } from '../../test/reporter-harness';
 
 const DAY = '2026-11-20';
 
@@ -96,5 +96,17 @@ describe('recording execution state', () => {
       execution('y1', 'SUP-5', '2026-11-20T10:01:00+08:00', { evidenceStatus: 'failed', providers: ['wetech', 'none', 'manus'] }),
     );
     expect((await state()).signals).toEqual([['y1', 'failed', 'manus+wetech', []]]);
+  });
+
+  it("stores an evaluation's eligibility and derives it for one recorded before the field", async () => {
+    const withField = judged('e-1', 'r1', 'SUP-1', 'r1', 'not_compared', '2026-11-20T11:00:00+08:00');
+    const older = judged('e-2', 'r1', 'SUP-1', 'r1', 'not_compared', '2026-11-20T12:00:00+08:00');
+    if (withField.topic !== 'evaluation.judged') throw new Error('expected an evaluation');
+    await h.deliver(published('r1', 'SUP-1', '2026-11-20T10:00:00+08:00'), { ...withField, payload: { ...withField.payload, abstentionCode: 'JUDGE.HUMAN_ANSWER_EMPTY', eligibility: 'human_answer_before_cutoff' } }, older);
+    const [version] = await h.reader.answerVersions('SUP-1');
+    expect(version.evaluations?.map((e) => [e.evaluationId, e.eligibility])).toEqual([
+      ['e-1', 'human_answer_before_cutoff'],
+      ['e-2', 'undecided'],
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Verdict } from '@aoc/contracts';
+import type { JudgeEligibility, Verdict } from '@aoc/contracts';
 
 /**
  * Shapes of the reporter's read models. Reports are computed by deterministic SQL over the
@@ -114,6 +114,8 @@ export interface EvaluationRevisionView {
   revision: number;
   verdict: Verdict;
   abstentionCode: string | null;
+  /** Why the version was or was not compared (derived from verdict and code for evaluations recorded before the field). */
+  eligibility: JudgeEligibility;
   judgedAt: string;
   /** The human comments the Judge selected as the human answer. */
   humanCommentIds: string[];

@@ -1,6 +1,7 @@
 import { TicketKey, Verdict as VerdictSchema, type Verdict } from '@aoc/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isCountedRun, ReporterTables } from '../reporter.tables';
+import { storedEligibility } from './stored-eligibility';
 import { dailyParams, healthParams, InvalidReportParamError, periodOf, weeklyParams, addDays, type ReportPeriod } from './report-period';
 import type {
   AnchorKind,
@@ -434,15 +435,15 @@ export class SqlReportsReader implements ReportsReader {
         ORDER BY b."comment_created_at", f."comment_id" COLLATE "C"`,
       [ticketKey],
     );
-    const evaluations: { evaluation_id: string; revision: number; verdict: Verdict; abstention_code: string | null; judged_at: Date; target_comment_ids: string[]; answer_fingerprint: string }[] = await m.query(
-      `SELECT "evaluation_id", "revision", "verdict", "abstention_code", "judged_at", "target_comment_ids", "answer_fingerprint"
+    const evaluations: { evaluation_id: string; revision: number; verdict: Verdict; abstention_code: string | null; eligibility: string | null; judged_at: Date; target_comment_ids: string[]; answer_fingerprint: string }[] = await m.query(
+      `SELECT "evaluation_id", "revision", "verdict", "abstention_code", "eligibility", "judged_at", "target_comment_ids", "answer_fingerprint"
          FROM ${t.evaluations} WHERE "ticket_key" = $1 ORDER BY "judged_at", "revision", "evaluation_id" COLLATE "C"`,
       [ticketKey],
     );
     const revisionsOf = (fingerprint: string): EvaluationRevisionView[] =>
       evaluations
         .filter((e) => e.answer_fingerprint === fingerprint)
-        .map((e) => ({ evaluationId: e.evaluation_id, revision: e.revision, verdict: e.verdict, abstentionCode: e.abstention_code, judgedAt: e.judged_at.toISOString(), humanCommentIds: e.target_comment_ids ?? [] }));
+        .map((e) => ({ evaluationId: e.evaluation_id, revision: e.revision, verdict: e.verdict, abstentionCode: e.abstention_code, eligibility: storedEligibility(e.verdict, e.abstention_code, e.eligibility), judgedAt: e.judged_at.toISOString(), humanCommentIds: e.target_comment_ids ?? [] }));
     const feedbackByRun = new Map<string, AnswerVersionView['feedback']>();
     for (const f of feedback) {
       const list = feedbackByRun.get(f.run_id) ?? [];

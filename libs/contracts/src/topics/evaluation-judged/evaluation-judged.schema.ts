@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { IsoDateTime, JudgeAbstentionCode, RunId, Sha256Hex, TicketKey, Verdict } from '../../common';
 import { defineTopic } from '../../topic-definition';
+import { FeedbackAction } from '../ticket-timeline-updated/ticket-timeline-updated.schema';
+import { JudgeEligibility, eligibilityFromAbstention } from './judge-eligibility';
+
+export { JudgeEligibility, eligibilityFromAbstention } from './judge-eligibility';
 
 /** The quality projection of a verdict. */
 export function expectedQualityScore(verdict: Verdict): 0 | 1 | null {
@@ -32,13 +36,35 @@ export const EvaluationJudgedV1 = z.object({
     .array(z.object({ id: z.string().min(1).max(64), createdAt: IsoDateTime, bodyDigest: Sha256Hex }))
     .max(20),
   humanAnswerMarkdown: z.string().max(20000).nullable(),
+  // Optional (not defaulted in the schema) so payload literals written before the field still type-check;
+  // readers take `eligibilityOf`, whose default for an older message is derived from its verdict and code.
+  eligibility: JudgeEligibility.optional().describe('Why the answer version was or was not compared; absent on older messages (see eligibilityOf)'),
+  feedbackContest: z
+    .object({
+      commentId: z.string().min(1).max(64).describe('The /ao comment whose action the timeline contests'),
+      action: FeedbackAction,
+      scope: z.enum(['this_version', 'previous_version']).describe('Feedback bound to the judged version, or the previous version\'s revise|wrong a write-mode answer had to fix'),
+      evidenceCommentIds: z.array(z.string().min(1).max(64)).min(1).max(10).describe('Timeline comments whose facts contradict the feedback'),
+    })
+    .nullable()
+    .optional()
+    .describe('Explicit /ao feedback that facts in the timeline contest (the feedback still owns the quality projection); absent or null when none'),
 })
   .refine((e) => e.verdict === 'not_compared' || e.abstentionCode === null, { message: 'abstentionCode is only set for not_compared', path: ['abstentionCode'] })
+  .refine((e) => e.eligibility === undefined || (e.eligibility === 'compared') === (e.verdict !== 'not_compared'), {
+    message: 'eligibility is compared exactly when a verdict was given',
+    path: ['eligibility'],
+  })
   .refine((e) => e.qualityScore === expectedQualityScore(e.verdict), {
   message: 'qualityScore must be 1 for ai_better|equivalent|different_but_valid, 0 for human_better, null for not_compared',
   path: ['qualityScore'],
 });
 export type EvaluationJudgedV1 = z.infer<typeof EvaluationJudgedV1>;
+
+/** The evaluation's eligibility; for a message written before the field, derived from its verdict and abstention code. */
+export function eligibilityOf(e: Pick<EvaluationJudgedV1, 'verdict' | 'abstentionCode' | 'eligibility'>): JudgeEligibility {
+  return e.eligibility ?? eligibilityFromAbstention(e.verdict, e.abstentionCode);
+}
 
 export const evaluationJudgedTopic = defineTopic({
   baseName: 'evaluation.judged',
