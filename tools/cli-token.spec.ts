@@ -7,7 +7,7 @@ describe('aoc token', () => {
 
   beforeAll(async () => {
     pg = await startEmbeddedPostgres();
-  });
+  }, 120000);
 
   afterAll(async () => {
     await pg.stop();

@@ -17,7 +17,7 @@ describe('credential store', () => {
     expect(await migrateAuthStore(pg.url)).toEqual([]);
     ds = createAuthDataSource(pg.url, 1);
     await ds.initialize();
-  });
+  }, 120000);
 
   afterAll(async () => {
     await ds.destroy();

@@ -84,7 +84,7 @@ describe('HTTP edge', () => {
     await store.revoke(revoked.summary.id);
     tokens['revoked'] = revoked.token;
     await start(DEFAULT_AUTH_SETTINGS);
-  });
+  }, 120000);
 
   afterAll(async () => {
     // Audit rows are written when a response finishes; let the last ones land first.
