@@ -39,7 +39,7 @@ const EXPECTED: Record<Role, { publish: string[]; subscribe: string[] }> = {
     subscribe: [Topics.runPublished.name, Topics.runExecutionRecorded.name, Topics.ticketTimelineUpdated.name, Topics.evaluationJudged.name],
   },
   optimizer: {
-    publish: [Topics.ticketAnalysisRequested.name, Topics.optimizerCandidateEnqueued.name],
+    publish: [Topics.optimizerCandidateEnqueued.name],
     subscribe: [Topics.runPublished.name, Topics.runExecutionRecorded.name, Topics.ticketTimelineUpdated.name, Topics.evaluationJudged.name],
   },
 };

@@ -8,7 +8,10 @@ import { dlqTopicOf } from './envelope';
 
 /** The topic table of DESIGN.md section 3 ("external" consumers are not roles and are left out). */
 const DESIGN_TOPICS: { baseName: string; producers: Role[]; consumers: Role[]; version?: number }[] = [
-  { baseName: 'ticket.analysis-requested', producers: ['router', 'optimizer'], consumers: ['router', 'judge'] },
+  // DESIGN.md lists the optimizer as a producer (its replays). It replays frozen cases through its own
+  // in-process chain instead, so a replay never reaches the production router, judge or reports;
+  // the grant went with the use (grants equal use, tools/launcher/src/grants-equal-use.spec.ts).
+  { baseName: 'ticket.analysis-requested', producers: ['router'], consumers: ['router', 'judge'] },
   { baseName: 'scenario.selected', producers: ['router'], consumers: ['router'] },
   { baseName: 'evidence.requested', producers: ['router'], consumers: ['evidence'] },
   { baseName: 'evidence.batch-planned', producers: ['evidence'], consumers: ['provider-executor'] },

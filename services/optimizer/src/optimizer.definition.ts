@@ -28,7 +28,7 @@ export function createOptimizerDefinition(options: OptimizerDefinitionOptions = 
   const scheduler = options.scheduler;
   return {
     role: 'optimizer',
-    publishes: [Topics.optimizerCandidateEnqueued, Topics.ticketAnalysisRequested],
+    publishes: [Topics.optimizerCandidateEnqueued],
     // Raw SQL through one store (persistence/): no entity classes.
     entities: [],
     migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000, OptimizerVerdicts1765400000000, OptimizerQuestionDigest1765500000000, OptimizerParkedExecutions1765600000000, OptimizerVersionQuestion1765700000000, OptimizerHttpAudit1766000000000, OptimizerTenants1766100000000],

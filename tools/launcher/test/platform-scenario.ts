@@ -26,7 +26,9 @@ export async function runSkeletonScenario(platform: Platform, spans: InMemorySpa
   expect(summary.customerReplyMarkdown).toMatch(/Most likely cause: p99 latency rose 1\.94x .* 1\.3x rise in statement rate/);
   expect(summary.customerReplyMarkdown).toMatch(/Still to confirm: which statements make up the added load/);
   expect(summary.internalHandoffMarkdown).toContain('Not available from prometheus: statements with the most time or CPU');
-  expect(summary.verdict).toBe('human_better');
+  // The human's cause came from later work (an internal TopSQL look) the answer had named as its
+  // next step; "should return to ~40 ms" is a target, not a ground: no blame (issue 19's own case).
+  expect(summary.verdict).toBe('different_but_valid');
   await new Promise((r) => setTimeout(r, 200));
   assertOneTraceWithParentLinks(spans.getFinishedSpans(), accepted.traceId, ['router', 'evidence', 'provider-executor', 'judge', 'reporter']);
   const topicsInTrace = new Set(spans.getFinishedSpans().filter((s) => s.spanContext().traceId === accepted.traceId).map((s) => s.attributes['messaging.destination.name']));

@@ -38,11 +38,11 @@ export type TicketAnalysisRequestedV1 = z.infer<typeof TicketAnalysisRequestedV1
 export const ticketAnalysisRequestedTopic = defineTopic({
   baseName: 'ticket.analysis-requested',
   version: 1,
-  description: 'A frozen ticket to analyse, from intake or from an optimizer replay.',
+  description: 'A frozen ticket to analyse, from intake (the optimizer replays frozen tickets through its own in-process chain, not this topic).',
   keyField: 'ticketKey',
   key: TicketAnalysisRequestedKeyV1,
   value: TicketAnalysisRequestedV1,
-  producers: ['router', 'optimizer'],
+  producers: ['router'],
   // The judge reads the frozen ticket (never execution state) to judge answers in context.
   consumers: ['router', 'judge'],
 });
