@@ -1,10 +1,12 @@
 import { ProviderExecutorToolCalls1765000000000 } from './migrations/1765000000000-provider-executor-tool-calls.migration';
+import { ProviderExecutorRecordingRetention1766300000000 } from './migrations/1766300000000-provider-executor-recording-retention.migration';
 import { Topics } from '@aoc/contracts';
 import type { EvidencePackage } from '@aoc/providers';
 import { RuntimeModule, type ServiceDefinition } from '@aoc/service-host';
 import { Module } from '@nestjs/common';
 import { BatchExecutionEntity } from './batch-execution.entity';
 import { DiscoverMetricsHandler } from './discover-metrics/discover-metrics.handler';
+import { RecordingRetention } from './evidence-recordings/recording-retention';
 import { ExecuteBatchHandler } from './execute-batch/execute-batch.handler';
 import { InventoryPublisher } from './list-inventory/inventory-publisher';
 import { ProviderExecutorInit1764400000000 } from './migrations/1764400000000-provider-executor-init.migration';
@@ -29,7 +31,7 @@ export function createProviderExecutorDefinition(options?: Partial<ExecutorOptio
     management: { defaultPort: 8093 },
     publishes: [Topics.evidenceBatchMaterialized, Topics.evidenceCatalogListed, Topics.providerInventoryListed],
     entities: [BatchExecutionEntity, ProviderQueryAttemptEntity, ProviderQueryEventEntity, ProviderHttpAttemptEntity, ProviderSystemEventEntity, EvidenceRecordingEntity, ToolCallEntity],
-    migrations: [ProviderExecutorInit1764400000000, ProviderExecutorRecords1764500000000, ProviderExecutorBrowserState1764600000000, ProviderExecutorToolCalls1765000000000],
+    migrations: [ProviderExecutorInit1764400000000, ProviderExecutorRecords1764500000000, ProviderExecutorBrowserState1764600000000, ProviderExecutorToolCalls1765000000000, ProviderExecutorRecordingRetention1766300000000],
     module: (runtime) => {
       const opts = resolve();
       return {
@@ -40,6 +42,7 @@ export function createProviderExecutorDefinition(options?: Partial<ExecutorOptio
           ExecuteBatchHandler,
           DiscoverMetricsHandler,
           InventoryPublisher,
+          RecordingRetention,
           { provide: EXECUTOR_OPTIONS, useValue: opts },
           { provide: PROVIDER_REGISTRY, useValue: new ProviderRegistry(opts, [...configuredPackages(opts, runtime.dataSource, runtime.schema), ...packages]) },
         ],

@@ -78,7 +78,7 @@ export const FOCUS_TRANSITIONS: readonly FocusTransition[] = [
   T('none', 'focus_candidate_selected', 'selected', 'a narrow problem was selected; its refs stay open until the baseline confirms it'),
   T('selected', 'source_unverifiable', 'selected', 'a target has no collected timeline to compare with: nothing is replayed or judged, the next run checks again'),
   T('selected', 'focus_candidate_source_changed', 'source_changed', 'a target changed after selection: its ref is suppressed, the unchanged ones were never consumed and stay open', { refs: { suppressed: 'changed' } }),
-  T('selected', 'focus_candidate_rejected', 'rejected', 'the fresh baseline did not confirm the gap on two targets; nothing is consumed and the grouping is not proposed again'),
+  T('selected', 'focus_candidate_rejected', 'rejected', 'the fresh baseline did not confirm the gap on two targets; nothing is consumed and the grouping is not proposed again within the rejection lookback (14 days)'),
   T('selected', 'focus_created', 'active', 'the fresh baseline confirmed the gap: the target refs are consumed; the first attempt starts in the next run', { refs: { consumed: 'targets' }, endsRun: true }),
   T('active', 'source_unverifiable', 'active', 'a target has no collected timeline to compare with: nothing is replayed, judged or closed'),
   T('active', 'focus_source_changed', 'source_changed', 'a frozen input changed: changed refs stay out of selection (suppressed), unchanged ones are released', { refs: { suppressed: 'changed', open: 'unchanged' }, closes: true }),

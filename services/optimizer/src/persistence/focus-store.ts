@@ -98,22 +98,38 @@ export async function mustMoveFocus(m: EntityManager, focusId: string, from: Foc
   if (!(await moveFocus(m, focusId, from, to, at))) throw new FocusMovedError(focusId, from);
 }
 
+/**
+ * Remembers a baseline's rejection of a grouping. The same grouping rejected again (offered after
+ * its lookback) refreshes the row, so the new rejection starts a new lookback.
+ */
 export async function recordRejection(m: EntityManager, candidate: FocusCandidate, outcome: string, reason: string, baseline: unknown, at: Date): Promise<void> {
   await m.query(
-    `INSERT INTO "optimizer"."focus_rejections" ("grouping_digest", "signature", "outcome", "reason", "candidate", "baseline", "rejected_at") VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7) ON CONFLICT ("grouping_digest") DO NOTHING`,
+    `INSERT INTO "optimizer"."focus_rejections" ("grouping_digest", "signature", "outcome", "reason", "candidate", "baseline", "rejected_at") VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7)
+     ON CONFLICT ("grouping_digest") DO UPDATE SET "outcome" = excluded."outcome", "reason" = excluded."reason", "candidate" = excluded."candidate", "baseline" = excluded."baseline", "rejected_at" = excluded."rejected_at"`,
     [candidate.groupingDigest, candidate.signature, outcome, reason.slice(0, 1000), JSON.stringify(candidate), JSON.stringify(baseline ?? null), at],
   );
 }
 
-/** The target-ref sets of rejected groupings (`targetSetKey`), whatever their controls. */
-export async function rejectedTargetSets(m: EntityManager): Promise<Set<string>> {
-  const rows: { refs: string[] | null }[] = await m.query(`SELECT ARRAY(SELECT t->>'ref' FROM jsonb_array_elements("candidate"->'targets') t) AS "refs" FROM "optimizer"."focus_rejections"`);
-  return new Set(rows.map((r) => targetSetKey(r.refs ?? [])));
+/** Rejections still inside the lookback (`since`: the oldest that counts); older ones no longer keep a grouping out. */
+export interface RejectionMemory {
+  /** Grouping digests (target refs and control tickets). */
+  groupings: Set<string>;
+  /** Target-ref sets (`targetSetKey`), whatever their controls. */
+  targetSets: Set<string>;
+  /** Every target ref of those groupings: a ref not among them is new since. */
+  refs: Set<string>;
 }
 
-export async function rejectedGroupings(m: EntityManager): Promise<Set<string>> {
-  const rows: { grouping_digest: string }[] = await m.query(`SELECT "grouping_digest" FROM "optimizer"."focus_rejections"`);
-  return new Set(rows.map((r) => r.grouping_digest));
+export async function rejectionsSince(m: EntityManager, since: Date): Promise<RejectionMemory> {
+  const rows: { grouping_digest: string; refs: string[] | null }[] = await m.query(
+    `SELECT "grouping_digest", ARRAY(SELECT t->>'ref' FROM jsonb_array_elements("candidate"->'targets') t) AS "refs" FROM "optimizer"."focus_rejections" WHERE "rejected_at" >= $1`,
+    [since],
+  );
+  return {
+    groupings: new Set(rows.map((r) => r.grouping_digest)),
+    targetSets: new Set(rows.map((r) => targetSetKey(r.refs ?? []))),
+    refs: new Set(rows.flatMap((r) => r.refs ?? [])),
+  };
 }
 
 /**

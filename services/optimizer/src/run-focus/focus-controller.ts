@@ -3,8 +3,9 @@ import type { EntityManager } from 'typeorm';
 import { analysedDigest, bodyDigest } from '../collect-signals/signal-refs';
 import { decideBaseline, recheckSources, type CurrentSource } from '../focus/baseline';
 import { SLOT_STATUSES, type FocusOutcome } from '../focus/focus-machine';
+import { REJECTION_LOOKBACK_DAYS } from '../schedule/optimizer-schedule';
 import { appendCheckpoint, checkpointsOf, ofKind, type Checkpoint } from '../persistence/checkpoint-store';
-import { focusesWith, focusesWithCheckpoints, FocusMovedError, recordRejection, rejectedGroupings, rejectedTargetSets, type FocusRow } from '../persistence/focus-store';
+import { focusById, focusesWith, focusesWithCheckpoints, FocusMovedError, recordRejection, rejectionsSince, type FocusRow } from '../persistence/focus-store';
 import { openFocus, transition } from '../persistence/focus-transition';
 import { answerVersionsOf, judgedVersions, signals, timelineOf } from '../persistence/signal-store';
 import type { ControlCandidate, FocusCandidate } from '../select-focus/focus-selector';
@@ -36,10 +37,22 @@ export interface ControllerDeps {
   freeTextJudge?: FreeTextJudge;
   /** The Focus selector (the built-in signature grouping when absent). */
   selector?: FocusSelector;
+  /** Days a rejected grouping stays out of selection (`AOC_OPTIMIZER_REJECTION_LOOKBACK_DAYS`, 14 when absent). */
+  rejectionLookbackDays?: number;
 }
 
 const digestOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 export const focusIdOf = (candidate: FocusCandidate) => `focus-${candidate.groupingDigest.slice(0, 12)}`;
+
+/** A grouping offered again after its rejection expired is a new Focus: the first free `focus-<digest>[-n]`. */
+async function freshFocusId(m: EntityManager, candidate: FocusCandidate): Promise<string> {
+  const base = focusIdOf(candidate);
+  for (let n = 1; n < 1000; n += 1) {
+    const id = n === 1 ? base : `${base}-${n}`;
+    if (!(await focusById(m, id))) return id;
+  }
+  throw new Error(`${base} was offered 1000 times`);
+}
 export const focusDigestOf = (candidate: FocusCandidate) => `focus:${digestOf([candidate.targets, candidate.controls, candidate.criteria, candidate.blockingCriterionId]).slice(0, 32)}`;
 
 /** Control candidates: judged versions as good as the human's, without gaps, with their leading family. */
@@ -83,7 +96,10 @@ export class FocusController {
     const read = await this.deps.transact(async ({ manager: m }): Promise<{ busy: FocusRow } | { input: SelectionInput }> => {
       const busy = await busyNow(m);
       if (busy) return { busy };
-      return { input: { signals: (await signals(m)).map((s) => ({ ...s, unavailable: s.state !== 'open' })), controls: await controlCandidates(m), rejected: await rejectedGroupings(m), rejectedTargets: await rejectedTargetSets(m) } };
+      // Only rejections inside the lookback keep a grouping out (seed §5): an old miss is tried again.
+      const since = new Date(this.deps.now().getTime() - (this.deps.rejectionLookbackDays ?? REJECTION_LOOKBACK_DAYS) * 86_400_000);
+      const rejections = await rejectionsSince(m, since);
+      return { input: { signals: (await signals(m)).map((s) => ({ ...s, unavailable: s.state !== 'open' })), controls: await controlCandidates(m), rejected: rejections.groupings, rejectedTargets: rejections.targetSets, rejectedRefs: rejections.refs } };
     });
     if ('busy' in read) return { outcome: 'no_focus_candidate', reason: `${read.busy.focusId} is ${read.busy.status}`, focusId: read.busy.focusId, candidate: null };
     // The selector (possibly a model) runs outside any transaction; the write re-checks the slot.
@@ -97,7 +113,7 @@ export class FocusController {
       const open = new Set((await signals(m, { state: 'open' })).map((s) => s.ref));
       const stale = candidate.targets.filter((t) => !open.has(t.ref)).map((t) => t.ref);
       if (stale.length > 0) return { outcome: 'no_focus_candidate', reason: `${stale.join(', ')} stopped being open while the selector ran`, focusId: null, candidate: null };
-      const focus = await openFocus(m, { focusId: focusIdOf(candidate), focusDigest: focusDigestOf(candidate), signature: candidate.signature, candidate }, this.deps.now());
+      const focus = await openFocus(m, { focusId: await freshFocusId(m, candidate), focusDigest: focusDigestOf(candidate), signature: candidate.signature, candidate }, this.deps.now());
       await appendCheckpoint(m, { focusId: focus.focusId, kind: 'selection', focusDigest: focus.focusDigest, baseVersion: this.deps.data.baseVersion(), attempt: 0, candidateDigest: null, payload: candidate }, this.deps.now());
       return { outcome: 'focus_candidate_selected', reason: selection.note ? `${candidate.problemStatement} (${selection.note})` : candidate.problemStatement, focusId: focus.focusId, candidate };
     });

@@ -3,7 +3,7 @@ import { OptimizerCandidateEnqueuedV2, type EvaluationJudgedV1, type RunPublishe
 import { CollectSignalsHandler } from '../collect-signals/collect-signals.handler';
 import { answerFor, FocusHarness, FP, QUESTION, ScriptedReplay, TICKETS } from '../../test/focus-harness';
 import { checkpointsOf } from '../persistence/checkpoint-store';
-import { focusesWith, moveFocus, rejectedTargetSets } from '../persistence/focus-store';
+import { focusesWith, moveFocus, rejectionsSince } from '../persistence/focus-store';
 import { targetSetKey } from '../select-focus/focus-selector';
 import { builtinSelector, type FocusSelector } from '../select-focus/model-selector';
 import { saveTimeline, signals, timelineOf } from '../persistence/signal-store';
@@ -243,7 +243,7 @@ describe('Focus lifecycle (embedded Postgres, scripted replay)', () => {
     const states = Object.fromEntries((await signals(ds.manager)).map((s) => [s.ticketKey, s.state]));
     expect(states).toEqual({ [TICKETS[0]]: 'suppressed', [TICKETS[1]]: 'open', [TICKETS[2]]: 'open' });
     const rejectedRefs = (await signals(ds.manager)).map((s) => s.ref);
-    expect(await rejectedTargetSets(ds.manager)).toEqual(new Set([targetSetKey(rejectedRefs)]));
+    expect((await rejectionsSince(ds.manager, new Date(0))).targetSets).toEqual(new Set([targetSetKey(rejectedRefs)]));
     expect(await controller.select()).toMatchObject({ outcome: 'focus_candidate_selected' });
   }, 60000);
 

@@ -6,6 +6,9 @@ import { z } from 'zod';
  * (default the last one) may select a new problem, so more slots never mean more selection.
  */
 
+/** Default rejection lookback: two weeks of slots, long enough not to re-baseline the same miss daily. */
+export const REJECTION_LOOKBACK_DAYS = 14;
+
 const Slot = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM');
 
 export const ScheduleConfig = z
@@ -31,8 +34,15 @@ export const ScheduleConfig = z
       }, 'must be an IANA time zone'),
     /** The slot that may select a new Focus; the last slot by default. */
     AOC_OPTIMIZER_SELECTION_SLOT: Slot.optional(),
+    /** Days a baseline's rejection of a grouping keeps it from being proposed again (seed: a lookback window, not forever). */
+    AOC_OPTIMIZER_REJECTION_LOOKBACK_DAYS: z.coerce.number().int().min(1).max(365).default(REJECTION_LOOKBACK_DAYS),
   })
-  .transform((c) => ({ slots: c.AOC_OPTIMIZER_SLOTS, timeZone: c.AOC_OPTIMIZER_TIME_ZONE, selectionSlot: c.AOC_OPTIMIZER_SELECTION_SLOT ?? c.AOC_OPTIMIZER_SLOTS.at(-1) ?? '20:30' }))
+  .transform((c) => ({
+    slots: c.AOC_OPTIMIZER_SLOTS,
+    timeZone: c.AOC_OPTIMIZER_TIME_ZONE,
+    selectionSlot: c.AOC_OPTIMIZER_SELECTION_SLOT ?? c.AOC_OPTIMIZER_SLOTS.at(-1) ?? '20:30',
+    rejectionLookbackDays: c.AOC_OPTIMIZER_REJECTION_LOOKBACK_DAYS,
+  }))
   .refine((c) => c.slots.includes(c.selectionSlot), { message: 'AOC_OPTIMIZER_SELECTION_SLOT must be one of AOC_OPTIMIZER_SLOTS' });
 export type Schedule = z.output<typeof ScheduleConfig>;
 

@@ -27,7 +27,7 @@ export class OptimizerScheduler {
 
   async runSlot(slot: PlannedSlot): Promise<SlotReport> {
     const steps: SlotReport['steps'] = [];
-    const controller = new FocusController(this.deps);
+    const controller = new FocusController({ ...this.deps, rejectionLookbackDays: this.schedule.rejectionLookbackDays });
     if (slot.selects) {
       const selected = await controller.select();
       steps.push({ step: 'select', ...selected });

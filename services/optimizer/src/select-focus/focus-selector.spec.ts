@@ -109,4 +109,22 @@ describe('Focus selector', () => {
     // A new ref changes the grouping: it may be tried again.
     expect(selectFocus([...two, ...lockGap('SUP-3')], [], new Set([rejected])).kind).toBe('candidate');
   });
+
+  it('lets a new ref into a rejected grouping even when the tickets already fill it', () => {
+    const tickets = ['SUP-1', 'SUP-2', 'SUP-3', 'SUP-4', 'SUP-5'];
+    const five = tickets.flatMap(lockGap);
+    const first = selectFocus(five, [], new Set());
+    if (first.kind !== 'candidate') throw new Error('expected a candidate');
+    const rejected = new Set([first.candidate.groupingDigest]);
+    const tried = new Set(first.candidate.targets.map((t) => t.ref));
+    // A sixth ticket sorts after the five: by ticket order alone the same five would come back, rejected.
+    const sixth = [...five, ...lockGap('SUP-6')];
+    expect(selectFocus(sixth, [], rejected).kind).toBe('none');
+    const again = selectFocus(sixth, [], rejected, tried);
+    expect(again.kind === 'candidate' && again.candidate.targets.map((t) => t.ticketKey)).toEqual(['SUP-1', 'SUP-2', 'SUP-3', 'SUP-4', 'SUP-6']);
+    // A new ref of a ticket already in the grouping replaces that ticket's tried ref.
+    const newRef = open(evaluationSignals(evaluation('SUP-2', ['the human answer names lock waits, in new words']), base('SUP-2')));
+    const replaced = selectFocus([...five, ...newRef], [], rejected, tried);
+    expect(replaced.kind === 'candidate' && replaced.candidate.targets.find((t) => t.ticketKey === 'SUP-2')?.ref).toBe(newRef[0].ref);
+  });
 });

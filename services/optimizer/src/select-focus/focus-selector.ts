@@ -10,7 +10,7 @@ import { FOCUS_LIMITS } from '../focus/focus-limits';
  * problem with 2-5 targets (each citing exactly one signal ref of its own ticket), 0-2 controls
  * (answers judged at least as good as the human's, with no AI gap, on the same family) and exactly
  * one blocking criterion. Broad or unclassifiable signatures and runtime coverage are refused; a
- * grouping already rejected by a baseline is not proposed again.
+ * grouping a baseline rejected is not proposed again within the rejection lookback.
  */
 
 export interface SelectableSignal extends ProblemSignalRef {
@@ -80,15 +80,21 @@ export function criteriaFor(family: MetricFamilyId): { blockingCriterionId: stri
   return { blockingCriterionId: blocking.id, criteria: [blocking, queried] };
 }
 
-/** One target per ticket: its strongest signal of the signature (explicit feedback first), stable by ref. */
-function targetsOf(signals: readonly SelectableSignal[]): FocusTarget[] {
+/**
+ * One target per ticket: its strongest signal of the signature (explicit feedback first), stable
+ * by ref. Refs no live rejection has tried come first, per ticket and across tickets, so a new ref
+ * makes a new grouping instead of hiding behind the rejected one (seed §5: a new problem ref may retry).
+ */
+function targetsOf(signals: readonly SelectableSignal[], rejectedRefs: ReadonlySet<string>): FocusTarget[] {
+  const tried = (s: SelectableSignal) => (rejectedRefs.has(s.ref) ? 1 : 0);
   const byTicket = new Map<string, SelectableSignal>();
-  for (const s of [...signals].sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.ref.localeCompare(b.ref))) {
+  for (const s of [...signals].sort((a, b) => tried(a) - tried(b) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.ref.localeCompare(b.ref))) {
     if (!byTicket.has(s.ticketKey)) byTicket.set(s.ticketKey, s);
   }
   return [...byTicket.values()]
-    .sort((a, b) => a.ticketKey.localeCompare(b.ticketKey))
+    .sort((a, b) => tried(a) - tried(b) || a.ticketKey.localeCompare(b.ticketKey))
     .slice(0, FOCUS_LIMITS.maxTargets)
+    .sort((a, b) => a.ticketKey.localeCompare(b.ticketKey))
     .map((s) => ({ ticketKey: s.ticketKey, ref: s.ref, source: s.source, statement: s.statement }));
 }
 
@@ -110,8 +116,11 @@ function controlsOf(family: string, candidates: readonly ControlCandidate[], tar
     .map((c) => ({ ticketKey: c.ticketKey, source: c.source }));
 }
 
-/** Proposes the narrow problem with the most distinct tickets (ties: signature order), or says why there is none. */
-export function selectFocus(signals: readonly SelectableSignal[], controls: readonly ControlCandidate[], rejectedGroupings: ReadonlySet<string>): Selection {
+/**
+ * Proposes the narrow problem with the most distinct tickets (ties: signature order), or says why
+ * there is none. `rejectedGroupings` and `rejectedRefs` are the rejections inside the lookback only.
+ */
+export function selectFocus(signals: readonly SelectableSignal[], controls: readonly ControlCandidate[], rejectedGroupings: ReadonlySet<string>, rejectedRefs: ReadonlySet<string> = new Set()): Selection {
   const open = signals.filter((s) => !s.unavailable);
   const bySignature = new Map<string, SelectableSignal[]>();
   for (const s of open) bySignature.set(s.signature, [...(bySignature.get(s.signature) ?? []), s]);
@@ -123,7 +132,7 @@ export function selectFocus(signals: readonly SelectableSignal[], controls: read
       refused.push(signature.startsWith('runtime:') ? `${signature} (runtime coverage is investigated, not tuned)` : `${signature} (too broad)`);
       continue;
     }
-    const targets = targetsOf(group);
+    const targets = targetsOf(group, rejectedRefs);
     if (targets.length < FOCUS_LIMITS.minTargets) continue;
     const chosenControls = controlsOf(family, controls, targets);
     const digest = groupingDigest(

@@ -17,10 +17,12 @@ import { criteriaFor, familyOf, groupingDigest, isControlFor, problemStatementFo
 export interface SelectionInput {
   signals: readonly SelectableSignal[];
   controls: readonly ControlCandidate[];
-  /** Grouping digests a baseline rejected. */
+  /** Grouping digests a baseline rejected within the lookback (older rejections have expired). */
   rejected: ReadonlySet<string>;
   /** Their target-ref sets (`targetSetKey`): a model may not bring the same targets back with other controls. */
   rejectedTargets?: ReadonlySet<string>;
+  /** Their target refs: the built-in grouping prefers refs not among them, so new refs make a new grouping. */
+  rejectedRefs?: ReadonlySet<string>;
 }
 
 export interface FocusSelector {
@@ -30,7 +32,7 @@ export interface FocusSelector {
 
 export const builtinSelector: FocusSelector = {
   engine: 'builtin-signature-grouping-v1',
-  select: ({ signals, controls, rejected }) => Promise.resolve(selectFocus(signals, controls, rejected)),
+  select: ({ signals, controls, rejected, rejectedRefs }) => Promise.resolve(selectFocus(signals, controls, rejected, rejectedRefs)),
 };
 
 export const SELECTOR_INSTRUCTIONS: Instructions = {
@@ -92,7 +94,7 @@ export function modelSelector(model: ModelPort): FocusSelector {
     engine: 'openai-selector-v1',
     async select(input: SelectionInput): Promise<Selection> {
       const fallback = (why: string): Selection => {
-        const builtin = selectFocus(input.signals, input.controls, input.rejected);
+        const builtin = selectFocus(input.signals, input.controls, input.rejected, input.rejectedRefs);
         return builtin.kind === 'candidate' ? { ...builtin, note: `the built-in grouping; the model selection was refused: ${why}`.slice(0, 300) } : { kind: 'none', reason: `${builtin.reason}; the model selection was refused: ${why}`.slice(0, 500) };
       };
       const shown = input.signals.filter((s) => !s.unavailable && s.kind !== 'runtime').slice(0, MAX_SIGNALS_SHOWN);

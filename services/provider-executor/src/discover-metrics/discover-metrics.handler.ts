@@ -24,12 +24,12 @@ export class DiscoverMetricsHandler {
 
   /** Network work, outside the handler's transaction. */
   prepare(requested: EvidenceCatalogRequestedV1): Promise<DiscoveryOutcome> {
-    return discoverCatalog(requested, { registry: this.registry, mode: this.options.mode, recordings: this.recordings });
+    return discoverCatalog(requested, { registry: this.registry, mode: this.options.mode, recordings: this.recordings, ...(this.options.recording ? { recording: this.options.recording } : {}) });
   }
 
   async handle(requested: EvidenceCatalogRequestedV1, ctx: HandlerContext): Promise<void> {
     const outcome = (ctx.prepared as DiscoveryOutcome | undefined) ?? (await this.prepare(requested));
-    await storeRecordings(ctx.manager, outcome.newRecordings, new Date());
+    await storeRecordings(ctx.manager, outcome.newRecordings, new Date(), requested.runId, this.options.recording);
     await ctx.publish(Topics.evidenceCatalogListed, outcome.listed);
   }
 }

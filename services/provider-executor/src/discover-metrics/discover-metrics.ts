@@ -3,6 +3,7 @@ import { MAX_CATALOG_METRICS } from '@aoc/contracts';
 import { rankForCatalog, type CatalogListing } from '@aoc/providers';
 import { recordingEntry, recordingKey, type RecordingEntry } from '../evidence-recordings/evidence-recording';
 import type { ExecutionDeps } from '../execute-batch/execute-batch';
+import { recordsIn } from '../evidence-recordings/recording-policy';
 
 /** The recording operation of a discovery bootstrap (no expression: target and window are the key). */
 export const CATALOG_OPERATION = 'metric_catalog';
@@ -23,10 +24,10 @@ const keyParts = (request: EvidenceCatalogRequestedV1['request']) => ({
 
 /**
  * Discovery bootstrap of one evidence request, deterministic like batch execution: live (or
- * record) asks the package, replay reads the recorded catalogue. A package without discovery, or
+ * record) asks the package and keeps the catalogue for replay, replay reads the recorded catalogue. A package without discovery, or
  * a replay without a recorded catalogue, answers `unsupported` and the planner uses its templates.
  */
-export async function discoverCatalog(requested: EvidenceCatalogRequestedV1, deps: Pick<ExecutionDeps, 'registry' | 'mode' | 'recordings'>): Promise<DiscoveryOutcome> {
+export async function discoverCatalog(requested: EvidenceCatalogRequestedV1, deps: Pick<ExecutionDeps, 'registry' | 'mode' | 'recordings' | 'recording'>): Promise<DiscoveryOutcome> {
   const { request } = requested;
   const answer = (listing: CatalogListing, newRecordings: RecordingEntry[] = []): DiscoveryOutcome => ({
     listed: {
@@ -53,7 +54,7 @@ export async function discoverCatalog(requested: EvidenceCatalogRequestedV1, dep
   if (!pkg?.discoverMetrics) return answer(unsupported(pkg ? null : 'PROVIDER.NOT_CONFIGURED'));
   const listing = await pkg.discoverMetrics({ target: request.target, window: request.window });
   const recordings =
-    deps.mode === 'record' && listing.status !== 'failed'
+    recordsIn(deps.mode, deps.recording) && listing.status !== 'failed'
       ? [recordingEntry(keyParts(request), { id: 'discovery', status: listing.status === 'empty' ? 'empty' : 'complete', result: listing })]
       : [];
   return answer(listing, recordings);

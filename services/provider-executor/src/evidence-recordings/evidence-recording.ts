@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { QueryEvidence } from '@aoc/providers';
+import { opaqueRef, redactText, type QueryEvidence } from '@aoc/providers';
 import { z } from 'zod';
 
 /** One sanitised query result, keyed so that a replay with the same plan finds it. */
@@ -49,15 +49,25 @@ export function recordingKey(parts: RecordingKeyParts): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+/** Operations whose expression is SQL text: kept as an opaque reference, never verbatim. */
+const SQL_OPERATIONS: ReadonlySet<string> = new Set(['sql']);
+
+/**
+ * What a recording keeps: the key's parts and the package's already-sanitised evidence (every
+ * package result passes `sanitizeValue` before it leaves the package). The entry itself adds no
+ * secret, address or raw SQL: an SQL expression is stored as an opaque reference (the key, a
+ * digest of the real expression, still finds it) and an error detail is redacted again.
+ */
 export function recordingEntry(parts: RecordingKeyParts, evidence: QueryEvidence): RecordingEntry {
+  const expression = normaliseExpression(parts.expression);
   return {
     key: recordingKey(parts),
     provider: parts.provider,
     target: parts.target,
     operation: parts.operation,
-    expression: normaliseExpression(parts.expression),
+    expression: SQL_OPERATIONS.has(parts.operation) ? opaqueRef('sql', expression) : expression,
     window: { from: new Date(parts.window.from).toISOString(), to: new Date(parts.window.to).toISOString() },
     stepSeconds: parts.stepSeconds ?? null,
-    evidence,
+    evidence: evidence.detail_error === undefined ? evidence : { ...evidence, detail_error: redactText(evidence.detail_error, { maxStringLength: 1000 }) },
   };
 }

@@ -31,6 +31,7 @@ export class ExecuteBatchHandler {
       registry: this.registry,
       mode: this.options.mode,
       recordings: this.recordings,
+      ...(this.options.recording ? { recording: this.options.recording } : {}),
       priorAttempts: prior.map((p) => ({ queryId: p.queryId, expressionHash: p.expressionHash, attempt: p.attempt, outcome: p.outcome, errorCode: p.errorCode, detailError: p.detailError })),
     });
   }
@@ -71,7 +72,8 @@ export class ExecuteBatchHandler {
         startedAt: new Date(c.startedAt),
       });
     }
-    await storeRecordings(m, outcome.newRecordings, at);
+    // The evidence of every live run is kept (within the caps) so its ticket replays as a frozen case.
+    await storeRecordings(m, outcome.newRecordings, at, plan.runId, this.options.recording);
     await ctx.publish(Topics.evidenceBatchMaterialized, materialized);
   }
 }

@@ -1,6 +1,7 @@
 import { EvidenceBatchMaterializedV1, type EvidenceBatchPlannedV1 } from '@aoc/contracts';
 import { failure, success, type EvidencePackage } from '@aoc/providers';
 import { recordingEntry } from '../evidence-recordings/evidence-recording';
+import { DEFAULT_RECORDING_POLICY } from '../evidence-recordings/recording-policy';
 import { ProviderRegistry } from '../providers/provider-registry';
 import { executePlan, expressionHash, type ExecutionDeps } from './execute-batch';
 
@@ -149,6 +150,26 @@ describe('executePlan', () => {
     expect(m.status).toBe('not_executed');
     expect(m.facts).toEqual([]);
     expect(m.failures.map((f) => f.code)).toEqual(['PROVIDER.NOT_CONFIGURED']);
+  });
+
+  it('records what a live run fetched by default, nothing when recording is off or in replay', async () => {
+    const pkg = fakePackage({ duration_p99: { status: 'complete', result: { resultType: 'matrix', seriesCount: 1, omittedSeries: 0, series: [series(0.04, 0.09, 0.09)] } }, qps: { status: 'failed', error_code: 'PROVIDER.HTTP_5XX', detail_error: 'answered 502 from http://10.0.0.7:9090/api' } });
+    const live = await executePlan(plan([p99, qps]), deps(pkg));
+    // Failures are kept too (a replay reproduces them), with their detail redacted again.
+    expect(live.newRecordings.map((r) => [r.evidence.id, r.evidence.status])).toEqual([['duration_p99', 'complete'], ['qps', 'failed']]);
+    expect(JSON.stringify(live.newRecordings)).not.toMatch(/10\.0\.0\.7/);
+    expect((await executePlan(plan([p99]), deps(pkg, { recording: { ...DEFAULT_RECORDING_POLICY, enabled: false } }))).newRecordings).toEqual([]);
+    expect((await executePlan(plan([p99]), deps(null, { mode: 'replay' }))).newRecordings).toEqual([]);
+  });
+
+  it('keeps no SQL text in a recording: the expression is an opaque reference, the key still finds it', async () => {
+    const pkg = fakePackage({ slow: { status: 'empty', result: { rows: [] } } });
+    const sql = { id: 'slow', operation: 'sql' as const, expression: "SELECT query FROM pg_stat_statements WHERE query LIKE '%secret_table%'", purpose: 'slow statements' };
+    const [recorded] = (await executePlan(plan([sql]), deps(pkg))).newRecordings;
+    expect(recorded.expression).toMatch(/^sql:[a-f0-9]{16}$/);
+    expect(JSON.stringify(recorded)).not.toContain('pg_stat_statements');
+    const replayed = await executePlan(plan([sql]), deps(null, { mode: 'replay', recordings: { get: async (key) => (key === recorded.key ? recorded : undefined) } }));
+    expect(replayed.materialized.failures).toEqual([]);
   });
 
   it('records sanitised results in record mode', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { MAX_TOOL_CALLS_PER_BATCH, type EvidenceBatchMaterializedV1, type EvidenceBatchPlannedV1, type ToolCallAuditV1 } from '@aoc/contracts';
 import type { AuditRecord, HttpCallRecord, PlannedProviderQuery, QueryEvidence } from '@aoc/providers';
 import { recordingEntry, recordingKey, type RecordingEntry } from '../evidence-recordings/evidence-recording';
+import { recordsIn, type RecordingPolicy } from '../evidence-recordings/recording-policy';
 import type { ExecutorOptions } from '../providers/executor-options';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import { materializeFacts } from './materialize-facts';
@@ -23,6 +24,8 @@ export interface ExecutionDeps {
   registry: ProviderRegistry;
   mode: ExecutorOptions['mode'];
   recordings: RecordingStore;
+  /** Whether live results are kept for replay (on with the defaults when absent). */
+  recording?: RecordingPolicy;
   /** Attempts already made for the same evidence request (correction batches). */
   priorAttempts: readonly PriorAttempt[];
   now?: () => Date;
@@ -41,7 +44,7 @@ export interface AttemptRow {
 export interface ExecutionOutcome {
   materialized: EvidenceBatchMaterializedV1;
   attempts: AttemptRow[];
-  /** Sanitised results to keep for replay (record mode). */
+  /** Sanitised results to keep for replay (live and record modes, unless recording is off). */
   newRecordings: RecordingEntry[];
   httpRecords: { queryId: string; record: HttpCallRecord }[];
 }
@@ -143,7 +146,7 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
         break;
       }
     }
-    if (deps.mode === 'record') {
+    if (recordsIn(deps.mode, deps.recording)) {
       for (const q of toRun) {
         const e = evidence.get(q.id);
         // Failures are recorded too, so a replay reproduces exactly what the live run saw.

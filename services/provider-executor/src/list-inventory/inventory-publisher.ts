@@ -1,8 +1,9 @@
 import { Topics } from '@aoc/contracts';
 import type { Bus } from '@aoc/bus';
-import { BUS, LOGGER, PeriodicTask } from '@aoc/service-host';
+import { BUS, LOGGER } from '@aoc/service-host';
 import type { Logger } from '@aoc/telemetry';
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { PeriodicPass } from '../periodic-pass';
 import type { ExecutorOptions } from '../providers/executor-options';
 import type { ProviderRegistry } from '../providers/provider-registry';
 import { EXECUTOR_OPTIONS, PROVIDER_REGISTRY } from '../providers/tokens';
@@ -14,24 +15,22 @@ import { liveInventories, recordedInventories, toInventoryMessage } from './inve
  * failed pass is logged and the next one runs.
  */
 @Injectable()
-export class InventoryPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly task: PeriodicTask;
-
+export class InventoryPublisher extends PeriodicPass {
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     @Inject(PROVIDER_REGISTRY) private readonly registry: ProviderRegistry,
     @Inject(EXECUTOR_OPTIONS) private readonly options: ExecutorOptions,
     @Inject(LOGGER) logger: Logger,
   ) {
-    this.task = new PeriodicTask('inventory publication', logger);
+    super('inventory publication', logger);
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start(this.options.inventoryRefreshMs ?? 300_000, () => this.publishOnce(), { immediately: true });
+  protected intervalMs(): number {
+    return this.options.inventoryRefreshMs ?? 300_000;
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
+  protected pass(): Promise<number> {
+    return this.publishOnce();
   }
 
   /** One publication pass; resolves when its messages are in the outbox. */

@@ -168,6 +168,8 @@ export class ToolCallEntity {
 
 /** Sanitised results kept for replay, keyed by package, target, operation, query and window. */
 @Entity({ schema: 'provider_executor', name: 'evidence_recordings' })
+@Index('evidence_recordings_recorded_at_idx', ['recordedAt'])
+@Index('evidence_recordings_run_idx', ['runId'])
 export class EvidenceRecordingEntity {
   @PrimaryColumn({ type: 'text' })
   key!: string;
@@ -177,4 +179,12 @@ export class EvidenceRecordingEntity {
 
   @Column({ name: 'recorded_at', type: 'timestamptz' })
   recordedAt!: Date;
+
+  /** The run that first recorded it (null: recorded before runs were noted); its per-run size cap sums by it. */
+  @Column({ name: 'run_id', type: 'text', nullable: true })
+  runId!: string | null;
+
+  /** Size of the stored entry (JSON, UTF-8), summed for the size caps. */
+  @Column({ type: 'int', default: 0 })
+  bytes!: number;
 }

@@ -4,6 +4,7 @@ import { loadConfig, secret } from '@aoc/config';
 import { MySqlStatsEndpoint, PostgresStatsEndpoint } from '@aoc/providers';
 import { z } from 'zod';
 import { RecordingEntry } from '../evidence-recordings/evidence-recording';
+import { RecordingPolicyShape, recordingPolicyOf, type RecordingPolicy } from '../evidence-recordings/recording-policy';
 
 /** Sanitised evidence recorded for the bundled example tickets (`npm run examples:record`). */
 export const BUNDLED_RECORDINGS = join(__dirname, '..', '..', 'recordings', 'examples.json');
@@ -85,8 +86,9 @@ function jsonSecret(what: string) {
 }
 
 export const ExecutorConfigSchema = z.object({
-  /** live: query providers; record: query and keep sanitised results; replay: recorded results only. */
+  /** live: query providers (and keep sanitised results unless AOC_EVIDENCE_RECORDING=off); record: the same, recording forced on; replay: recorded results only. */
   AOC_EVIDENCE_MODE: z.enum(['live', 'record', 'replay']).default('live'),
+  ...RecordingPolicyShape,
   /** Recordings replayed in replay mode; defaults to the bundled example recordings. */
   AOC_EVIDENCE_RECORDINGS: z.string().optional(),
   /** Clinic package configuration (API base URL and token, CloudConfig, read-only SQL account). */
@@ -113,6 +115,9 @@ export const ExecutorConfigSchema = z.object({
         }
       }),
   ),
+}).superRefine((c, ctx) => {
+  // Contradictory settings fail at boot rather than silently recording (or not).
+  if (c.AOC_EVIDENCE_MODE === 'record' && c.AOC_EVIDENCE_RECORDING === 'off') ctx.addIssue({ code: 'custom', path: ['AOC_EVIDENCE_RECORDING'], message: 'cannot be off with AOC_EVIDENCE_MODE=record (use live)' });
 });
 export type ExecutorConfig = z.infer<typeof ExecutorConfigSchema>;
 
@@ -130,6 +135,8 @@ export interface ExecutorOptions {
   wetechResolveOrigin?: (host: string) => string;
   /** Bundled recordings available to replay (e.g. the example tickets). */
   recordings: RecordingEntry[];
+  /** What a live run records and how long it is kept; on with the defaults when absent. */
+  recording?: RecordingPolicy;
   /** Outer limit of provider authentication/bootstrap; 3 min unless set. */
   authTimeoutMs?: number;
   /** Inventory refresh period; 5 min unless set. */
@@ -146,6 +153,7 @@ export function executorOptionsFromEnv(env: Record<string, string | undefined> =
     wetech: config.AOC_WETECH_CONFIG,
     authTimeoutMs: config.AOC_PROVIDER_AUTH_TIMEOUT_MS,
     inventoryRefreshMs: config.AOC_INVENTORY_REFRESH_MS,
+    recording: recordingPolicyOf(config),
     recordings: config.AOC_EVIDENCE_MODE === 'replay' ? loadRecordings(config.AOC_EVIDENCE_RECORDINGS) : [],
   };
 }

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtinProposer, localDataAccess, type CandidateProposer, type CandidateWriter, type FocusSelector, type FreeTextJudge, type IterationDeps, type Transact } from '@aoc/service-optimizer';
+import { builtinProposer, localDataAccess, ScheduleConfig, type CandidateProposer, type CandidateWriter, type FocusSelector, type FreeTextJudge, type IterationDeps, type Transact } from '@aoc/service-optimizer';
 import type { Platform } from '../embedded-platform';
 import { childReplayPort } from './child-replay';
 
@@ -24,6 +24,8 @@ export interface LocalOptimizerOptions {
   freeTextJudge?: FreeTextJudge;
   selector?: FocusSelector;
   timeZone?: string;
+  /** Days a rejected grouping stays out of selection; `AOC_OPTIMIZER_REJECTION_LOOKBACK_DAYS` (14) when absent. */
+  rejectionLookbackDays?: number;
 }
 
 /** What the optimizer needs on this machine besides its transactions: child-process replays, this checkout's data. */
@@ -37,6 +39,8 @@ export function localOptimizerPorts(options: LocalOptimizerOptions): Omit<Iterat
     ...(options.selector ? { selector: options.selector } : {}),
     writer: options.writer ?? { write: () => Promise.resolve(null) },
     timeZone: options.timeZone ?? 'Asia/Shanghai',
+    // Parsed with the optimizer's schema, so a bad value fails here naming the key.
+    rejectionLookbackDays: options.rejectionLookbackDays ?? ScheduleConfig.parse(process.env).rejectionLookbackDays,
   };
 }
 
