@@ -39,6 +39,8 @@ export const RULES = {
   plainly_worse: 'missed visible fact, wrong owner, unsupported conclusion -> human_better',
   incidental_value: 'a ticket value the human quotes only as a target, a restated symptom or beside a pleasantry never grounds human_better',
   write_requested_kind: 'write mode: the feedback asks for a kind of fact (statement, table, replica, time); named now or not',
+  reply_time_anchor: 'a human fact is later information only if it reached the human after the cutoff and before the reply that first states it',
+  tier_expectation: 'on Starter/Essential/shared tiers, data the tier does not provide (topology, TopSQL, persisted Statements, Dedicated config, node_* metrics) never grounds human_better; data it provides does',
 } as const;
 export type RuleTag = keyof typeof RULES;
 export const RULE_TAGS = Object.keys(RULES) as RuleTag[];

@@ -39,7 +39,7 @@ export type RuleId =
   | 'separate_issue_both' | 'separate_issue_ai' | 'separate_issue_withdrawn' | 'customer_refutes_human' | 'customer_refutes_ai'
   | 'customer_confirms_ai' | 'customer_confirms_human' | 'ticket_contradicts_ai' | 'ticket_contradicts_human' | 'evidence_contradicts_human'
   | 'values_disagree' | 'late_only_next_step' | 'late_only_no_step' | 'words_only' | 'risk_missed' | 'covered' | 'ticket_value_ignored'
-  | 'same_mechanism' | 'determined_nothing' | 'late_mechanism_next_step' | 'different_mechanisms';
+  | 'same_mechanism' | 'determined_nothing' | 'unavailable_data_no_step' | 'late_mechanism_next_step' | 'different_mechanisms';
 
 /** What a verdict rests on: typed, so the messages are a rendering of it. */
 export type GroundFinding =
@@ -48,7 +48,8 @@ export type GroundFinding =
   | { kind: 'coverage'; covered: number; of: number }
   | { kind: 'missed'; finding: HumanFinding }
   | { kind: 'risk'; sentence: string }
-  | { kind: 'mechanisms'; human: Fact[]; ai: Fact[] };
+  | { kind: 'mechanisms'; human: Fact[]; ai: Fact[] }
+  | { kind: 'unavailable'; findings: HumanFinding[] };
 
 export interface Ground {
   verdict: Verdict;
@@ -155,7 +156,13 @@ export function decideComparison(c: ComparisonFacts): Ground {
   }
   const mechanismsGround: GroundFinding = { kind: 'mechanisms', human: humanMech, ai: aiMech };
   if (humanMech.length === 0 || shares(humanMech, aiMech)) return decided('different_but_valid', 'same_mechanism', [coverage]);
-  if (aiMech.length === 0 && c.ai.undetermined && !nextStep) return decided('human_better', 'determined_nothing', [mechanismsGround]);
+  if (aiMech.length === 0 && c.ai.undetermined && !nextStep) {
+    // On a tier without that data the human's finding rests on something the AI could not have read:
+    // missing it is no ground (seed 002 §3), and what is left needs a reading of meaning.
+    const unavailable = later.filter((f) => f.provenance === 'unavailable_data' && !incidental(f));
+    if (unavailable.length > 0) return abstain('JUDGE.NEEDS_MODEL', 'unavailable_data_no_step', [mechanismsGround, { kind: 'unavailable', findings: unavailable }]);
+    return decided('human_better', 'determined_nothing', [mechanismsGround]);
+  }
   if (aiUncertain && nextStep && later.length > 0) return decided('different_but_valid', 'late_mechanism_next_step', [mechanismsGround]);
   return abstain('JUDGE.NEEDS_MODEL', 'different_mechanisms', [mechanismsGround]);
 }

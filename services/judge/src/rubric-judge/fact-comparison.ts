@@ -1,7 +1,8 @@
 import { factsOf, sameFact, type Fact } from './facts/facts';
 import { rolesOf, type Role } from './bearing';
 import { OTHER_UNIT_FACTORS, TOLERANCE } from './facts/judge-vocabulary.data';
-import type { Provenance } from './provenance';
+import type { Provenance, TaggedFact } from './provenance';
+import type { TierDataKind } from './tier-expectations.data';
 
 /**
  * The one fact comparison of a verdict: every fact of the human answer with where it came from,
@@ -17,8 +18,12 @@ export interface Source {
 
 export interface HumanFinding {
   fact: Fact;
-  /** `ticket`: the AI had it at its cutoff; `own`: the human's claim; else later information. */
+  /** `ticket`: the AI had it at its cutoff; `own`: the human's claim; else information the AI could not have had. */
   provenance: Provenance;
+  /** The Support reply that first states it (what its provenance is anchored on). */
+  firstStated: TaggedFact['firstStated'];
+  /** For `unavailable_data`: the kind of data the ticket's tier does not provide. */
+  unavailable: TierDataKind | null;
   /** Where the ticket states it (a `ticket` fact only). */
   source: string | null;
   role: Role;
@@ -61,8 +66,8 @@ export interface ComparisonInput {
   /** Facts of the selected human replies, ticket facts included. */
   humanFacts: readonly Fact[];
   humanText: string;
-  /** Provenance of the human facts beyond the ticket (from `tagProvenance`). */
-  tagged: ReadonlyMap<string, Provenance>;
+  /** Provenance of the human facts beyond the ticket, by fact key (from `tagProvenance`). */
+  tagged: ReadonlyMap<string, TaggedFact>;
   sources: readonly Source[];
   ticketFacts: readonly Fact[];
   aiFacts: readonly Fact[];
@@ -73,9 +78,12 @@ export function compareFacts(c: ComparisonInput): FactComparison {
   const bySource = c.sources.map((s) => ({ id: s.id, facts: factsOf(s.text) }));
   const human = c.humanFacts.map((fact): HumanFinding => {
     const source = bySource.find((s) => anyMatch(s.facts, fact))?.id ?? null;
+    const tagged = c.tagged.get(fact.key);
     return {
       fact,
-      provenance: source !== null ? 'ticket' : (c.tagged.get(fact.key) ?? 'own'),
+      provenance: source !== null ? 'ticket' : (tagged?.provenance ?? 'own'),
+      firstStated: tagged?.firstStated ?? null,
+      unavailable: source !== null ? null : (tagged?.unavailable ?? null),
       source,
       role: roles.get(fact.key) ?? { bearing: null, incidental: 'context' },
       stated: anyMatch(c.aiFacts, fact),
@@ -92,6 +100,7 @@ export const weighty = (f: HumanFinding) => f.role.bearing !== null;
 export const incidental = (f: HumanFinding) => (f.role.bearing === null && f.role.incidental !== 'context') || (!f.stated && f.otherUnits);
 /** Facts the AI could have had and that carry a finding: the human's own claims. */
 export const fairFindings = (c: FactComparison) => c.human.filter((f) => f.provenance === 'own' && !incidental(f));
+/** Facts the AI could not have had: later information, or data the ticket's tier does not provide. */
 export const laterFindings = (c: FactComparison) => c.human.filter((f) => f.provenance !== 'own' && f.provenance !== 'ticket');
 /**
  * Ticket values the human builds the cause, action or decision on and the AI does not use: a

@@ -4,6 +4,7 @@ import type { FeedbackCheck, FeedbackItem } from './feedback-check';
 import type { FeedbackContest } from './feedback-contest';
 import type { Fact } from './facts/facts';
 import type { HandoffFinding, PublishedReading } from './published-answer';
+import { DATA_KIND_LABEL } from './tier-expectations.data';
 
 /**
  * Messages of the built-in judge, rendered from typed findings after the verdict is decided. No
@@ -106,7 +107,8 @@ const REASONS: Record<RuleId, (g: Ground) => string> = {
   ticket_contradicts_human: (g) => `The human answer states ${values(g)[0]}, which the ticket contradicts (${values(g)[1]}, as the published answer says).`,
   evidence_contradicts_human: (g) => `The human answer states ${values(g)[0]}, which the published answer's measurements contradict (${values(g)[1]}).`,
   values_disagree: (g) => `The answers disagree on a value (${values(g)[0]} vs ${values(g)[1]}) and nothing in the ticket settles which is right.`,
-  late_only_next_step: () => 'The human answer rests on later information (customer comments, internal notes or manual work after the anchor); the published answer kept its uncertainty and gave an executable next step.',
+  late_only_next_step: () =>
+    "The human answer rests on information the AI could not have had (customer comments, internal notes or manual work after the cutoff and before the reply that states it, or data the ticket's tier does not provide); the published answer kept its uncertainty and gave an executable next step.",
   late_only_no_step: () => 'The human answer rests on later information and the published answer gave no executable next step; weighing them needs a reading of meaning.',
   words_only: () => 'The human answer states no fact the built-in judge can compare (it argues in words).',
   risk_missed: (g) => `Both state the same facts, and the published answer also names a risk the human answer misses ("${(find(g, 'risk')?.sentence ?? '').slice(0, 160)}").`,
@@ -115,6 +117,8 @@ const REASONS: Record<RuleId, (g: Ground) => string> = {
     `The human answer builds on ${show(g.findings.flatMap((f) => (f.kind === 'missed' ? [f.finding.fact] : [])))} from the ticket, which the published answer does not use; the ticket gave it to the AI at its cutoff and the human uses it for the ${[...new Set(g.findings.flatMap((f) => (f.kind === 'missed' && f.finding.role.bearing ? [f.finding.role.bearing] : [])))].join(' and ')}.`,
   same_mechanism: () => 'Both name the same mechanism; the human answer adds details the published answer does not state.',
   determined_nothing: () => 'The published answer determined nothing and left no executable next step; the human answer names the mechanism.',
+  unavailable_data_no_step: (g) =>
+    `The human answer rests on ${kinds(find(g, 'unavailable')?.findings ?? [])}, which the ticket's service tier does not provide, so the AI could not have had it; the published answer left no executable next step, and weighing the rest needs a reading of meaning.`,
   late_mechanism_next_step: () => "The human answer's mechanism rests partly on later information; the published answer kept its uncertainty and gave an executable next step.",
   different_mechanisms: (g) => `The answers name different mechanisms (${show(find(g, 'mechanisms')?.human ?? [])} vs ${(find(g, 'mechanisms')?.ai.length ?? 0) > 0 ? show(find(g, 'mechanisms')?.ai ?? []) : 'none'}) and the texts do not settle which is right.`,
 };
@@ -130,6 +134,12 @@ function percent(g: Ground): number {
 }
 
 export const reasonOf = (g: Ground) => REASONS[g.rule](g);
+
+/** The kinds of data the tier does not provide that these findings rest on ("TopSQL and node_* metrics"). */
+function kinds(findings: readonly HumanFinding[]): string {
+  const named = [...new Set(findings.flatMap((f) => (f.unavailable ? [DATA_KIND_LABEL[f.unavailable]] : [])))];
+  return named.length > 0 ? named.join(' and ') : 'data';
+}
 
 /** Gaps and strengths the ground itself names (beyond the fact comparison). */
 export function groundLists(g: Ground, feedback: FeedbackCheck): { aiGaps: string[]; humanGaps: string[] } {
@@ -175,7 +185,8 @@ export function renderComparison(c: FactComparison, ai: PublishedReading, g: Gro
   const ground = groundLists(g, feedback);
   const missing = missingFindings(c);
   const covered = c.human.filter((f) => f.stated && f.provenance === 'own' && !incidental(f));
-  const later = laterFindings(c);
+  const later = laterFindings(c).filter((f) => f.provenance !== 'unavailable_data');
+  const unavailable = laterFindings(c).filter((f) => f.provenance === 'unavailable_data');
   const extra = c.aiOnly.filter((f) => f.kind !== 'identifier');
   const gap = (f: HumanFinding) => (f.provenance === 'ticket' ? missedGap(f) : `the human answer states ${quote(f.fact)}${bearingOf(f)}; the published answer does not`);
   const keyDifferences = [
@@ -192,7 +203,8 @@ export function renderComparison(c: FactComparison, ai: PublishedReading, g: Gro
     keyDifferences,
     summary: [
       fairCount > 0 ? `The published answer states ${covered.length} of the ${fairCount} facts of the human answer the AI could have had.` : '',
-      later.length > 0 ? `${later.length} fact(s) of the human answer came from later customer comments or manual work (internal notes included) and are not held against the published answer.` : '',
+      later.length > 0 ? `${later.length} fact(s) of the human answer came from later customer comments or manual work (internal notes included) before the reply that first states them, and are not held against the published answer.` : '',
+      unavailable.length > 0 ? `${unavailable.length} fact(s) of the human answer rest on ${kinds(unavailable)}, which the ticket's service tier does not provide, and are not held against the published answer.` : '',
     ].filter(Boolean),
   };
 }

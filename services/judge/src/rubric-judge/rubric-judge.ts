@@ -10,6 +10,7 @@ import { selectHumanAnswer } from './human-answer';
 import { RISK } from './judge-rules.data';
 import { followUps, tagProvenance } from './provenance';
 import { readPublished } from './published-answer';
+import { tierOf } from './tier';
 import { contestNote, feedbackNote, handoffGap, reasonOf, renderComparison } from './render';
 
 export const RUBRIC_JUDGE_MODEL = 'rubric-judge-v4';
@@ -64,9 +65,11 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
   const humanText = selected.map((c) => c.body).join('\n');
   const anchor = Date.parse(input.anchor);
   const lastSelected = selected.length > 0 ? Math.max(...selected.map((c) => Date.parse(c.createdAt))) : anchor;
-  const tagged = selected.length > 0 ? tagProvenance(answer.facts, selected, input.timeline, anchor, input.internalNotes) : [];
+  const tier = tierOf(input.ticket, sources.slice(1).map((s) => s.text).join('\n'));
+  // Each fact is anchored on the reply that first states it, among all Support replies after the anchor.
+  const tagged = selected.length > 0 ? tagProvenance({ humanFacts: answer.facts, replies: human.comments, timeline: input.timeline, anchor, internalNotes: input.internalNotes, tier }) : [];
   const humanAllFacts = factsOf(humanText);
-  const comparison = compareFacts({ humanFacts: humanAllFacts, humanText, tagged: new Map(tagged.map((t) => [t.fact.key, t.provenance])), sources, ticketFacts, aiFacts: ai.facts });
+  const comparison = compareFacts({ humanFacts: humanAllFacts, humanText, tagged: new Map(tagged.map((t) => [t.fact.key, t])), sources, ticketFacts, aiFacts: ai.facts });
 
   const ground = decideComparison({
     hasReplies: human.comments.length > 0,
