@@ -1,4 +1,3 @@
-import { storageStateDdl } from '@aoc/providers';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Browser storage state of the Wetech package, written back with revision compare-and-set. */
@@ -6,7 +5,13 @@ export class ProviderExecutorBrowserState1764600000000 implements MigrationInter
   name = 'ProviderExecutorBrowserState1764600000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(storageStateDdl('provider_executor'));
+    // Frozen: the table as it was when this migration was written, never the library's current DDL.
+    await q.query(`CREATE TABLE IF NOT EXISTS "provider_executor".provider_browser_state (
+  state_key text PRIMARY KEY,
+  revision bigint NOT NULL CHECK (revision > 0),
+  sealed_state text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);`);
   }
 
   async down(q: QueryRunner): Promise<void> {

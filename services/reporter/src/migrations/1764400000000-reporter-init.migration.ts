@@ -1,11 +1,29 @@
-import { busTablesDdl, dropBusTablesDdl } from '@aoc/bus';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class ReporterInit1764400000000 implements MigrationInterface {
   name = 'ReporterInit1764400000000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const ddl of busTablesDdl('reporter')) await q.query(ddl);
+    // The bus tables as they were when this migration was written (frozen: never the library's current DDL).
+    await q.query(`CREATE SCHEMA IF NOT EXISTS "reporter"`);
+    await q.query(`CREATE TABLE IF NOT EXISTS "reporter"."bus_inbox" (
+      "consumer_group" text NOT NULL,
+      "message_id" text NOT NULL,
+      "topic" text NOT NULL,
+      "outcome" text NOT NULL,
+      "processed_at" timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY ("consumer_group", "message_id")
+    )`);
+    await q.query(`CREATE TABLE IF NOT EXISTS "reporter"."bus_outbox" (
+      "id" bigserial PRIMARY KEY,
+      "topic" text NOT NULL,
+      "message_key" text,
+      "value" text NOT NULL,
+      "headers" jsonb NOT NULL DEFAULT '{}'::jsonb,
+      "created_at" timestamptz NOT NULL DEFAULT now(),
+      "published_at" timestamptz
+    )`);
+    await q.query(`CREATE INDEX IF NOT EXISTS "bus_outbox_pending_idx" ON "reporter"."bus_outbox" ("id") WHERE "published_at" IS NULL`);
     await q.query(`CREATE TABLE "reporter"."published_runs" (
       "run_id" text PRIMARY KEY,
       "ticket_key" text NOT NULL,
@@ -36,6 +54,7 @@ export class ReporterInit1764400000000 implements MigrationInterface {
     await q.query(`DROP TABLE "reporter"."evaluations"`);
     await q.query(`DROP TABLE "reporter"."run_executions"`);
     await q.query(`DROP TABLE "reporter"."published_runs"`);
-    for (const ddl of dropBusTablesDdl('reporter')) await q.query(ddl);
+    await q.query(`DROP TABLE IF EXISTS "reporter"."bus_outbox"`);
+    await q.query(`DROP TABLE IF EXISTS "reporter"."bus_inbox"`);
   }
 }

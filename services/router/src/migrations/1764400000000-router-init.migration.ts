@@ -1,11 +1,29 @@
-import { busTablesDdl, dropBusTablesDdl } from '@aoc/bus';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class RouterInit1764400000000 implements MigrationInterface {
   name = 'RouterInit1764400000000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const ddl of busTablesDdl('router')) await q.query(ddl);
+    // The bus tables as they were when this migration was written (frozen: never the library's current DDL).
+    await q.query(`CREATE SCHEMA IF NOT EXISTS "router"`);
+    await q.query(`CREATE TABLE IF NOT EXISTS "router"."bus_inbox" (
+      "consumer_group" text NOT NULL,
+      "message_id" text NOT NULL,
+      "topic" text NOT NULL,
+      "outcome" text NOT NULL,
+      "processed_at" timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY ("consumer_group", "message_id")
+    )`);
+    await q.query(`CREATE TABLE IF NOT EXISTS "router"."bus_outbox" (
+      "id" bigserial PRIMARY KEY,
+      "topic" text NOT NULL,
+      "message_key" text,
+      "value" text NOT NULL,
+      "headers" jsonb NOT NULL DEFAULT '{}'::jsonb,
+      "created_at" timestamptz NOT NULL DEFAULT now(),
+      "published_at" timestamptz
+    )`);
+    await q.query(`CREATE INDEX IF NOT EXISTS "bus_outbox_pending_idx" ON "router"."bus_outbox" ("id") WHERE "published_at" IS NULL`);
     await q.query(`CREATE TABLE "router"."runs" (
       "run_id" text PRIMARY KEY,
       "ticket_key" text NOT NULL,
@@ -40,6 +58,7 @@ export class RouterInit1764400000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TABLE "router"."scenario_threads"`);
     await q.query(`DROP TABLE "router"."runs"`);
-    for (const ddl of dropBusTablesDdl('router')) await q.query(ddl);
+    await q.query(`DROP TABLE IF EXISTS "router"."bus_outbox"`);
+    await q.query(`DROP TABLE IF EXISTS "router"."bus_inbox"`);
   }
 }
