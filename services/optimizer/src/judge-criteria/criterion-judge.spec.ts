@@ -29,6 +29,15 @@ describe('criterion judge', () => {
     expect(judgeCriterion(c({ id: 'q', kind: 'evidence_family_queried', family: 'lock_waits' }), answer()).status).toBe('gap');
   });
 
+  it('checks a stated fact in the message it must reach: one only in the handoff was not told to the customer', () => {
+    const handoffOnly = answer({ internalHandoffMarkdown: `${answer().internalHandoffMarkdown}\nBlocking statement digest 9f2c on table orders.` });
+    expect(judgeCriterion(c({ id: 'f', kind: 'fact_stated', phrase: 'orders' }), handoffOnly)).toMatchObject({ status: 'gap', reason: 'states "orders" in the internal handoff only: the customer was not told' });
+    expect(judgeCriterion(c({ id: 'f', kind: 'fact_stated', phrase: 'orders', message: 'internal_handoff' }), handoffOnly).status).toBe('met');
+    expect(judgeCriterion(c({ id: 'f', kind: 'fact_stated', phrase: 'orders', message: 'either' }), handoffOnly).status).toBe('met');
+    expect(judgeCriterion(c({ id: 'f', kind: 'fact_stated', phrase: 'orders', message: 'internal_handoff' }), answer()).status).toBe('gap');
+    expect(() => c({ id: 'f', kind: 'fact_stated', phrase: 'orders', message: 'ticket' })).toThrow();
+  });
+
   it('answers free text inconclusive with the reason, and not_applicable outside its decisions', () => {
     expect(judgeCriterion(c({ id: 't', kind: 'free_text', text: 'explains why the plan changed' }), answer())).toMatchObject({ status: 'inconclusive', reason: expect.stringContaining('model judge') });
     expect(judgeCriterion(c({ id: 'r', kind: 'requested_context', phrase: 'x y', appliesToDecisions: ['clarification_needed'] }), answer()).status).toBe('not_applicable');

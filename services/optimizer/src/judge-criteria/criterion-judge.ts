@@ -25,7 +25,11 @@ export const Criterion = z.discriminatedUnion('kind', [
   z.object({ ...Base, kind: z.literal('leading_mechanism_family'), family: Family }).strict(),
   z.object({ ...Base, kind: z.literal('decision'), decision: z.enum(['internal_only', 'human_required', 'clarification_needed']) }).strict(),
   z.object({ ...Base, kind: z.literal('requested_context'), phrase: z.string().min(2).max(200) }).strict(),
-  z.object({ ...Base, kind: z.literal('fact_stated'), phrase: z.string().min(1).max(200) }).strict(),
+  /**
+   * `message`: where the fact must be stated. A fact only in the internal handoff was not told to the
+   * customer, so a customer-facing fact is checked in the customer reply alone (seed 002 §3).
+   */
+  z.object({ ...Base, kind: z.literal('fact_stated'), phrase: z.string().min(1).max(200), message: z.enum(['customer_reply', 'internal_handoff', 'either']).default('customer_reply') }).strict(),
   z.object({ ...Base, kind: z.literal('phrase_absent'), phrase: z.string().min(2).max(200) }).strict(),
   z.object({ ...Base, kind: z.literal('evidence_family_queried'), family: Family }).strict(),
   z.object({ ...Base, kind: z.literal('free_text'), text: z.string().min(3).max(1000) }).strict(),
@@ -101,6 +105,19 @@ function states(text: string, phrase: string): boolean {
 
 const result = (c: Criterion, status: CriterionStatus, reason: string): CriterionResult => ({ criterionId: c.id, status, reason: reason.slice(0, 300) });
 
+const MESSAGE_WORDS = { customer_reply: 'the customer reply', internal_handoff: 'the internal handoff', either: 'the answer' } as const;
+
+/** A fact is stated in the message the criterion names; stated only in the other one, the reason says so. */
+function factStated(c: Extract<Criterion, { kind: 'fact_stated' }>, answer: JudgedAnswer): CriterionResult {
+  const inReply = states(answer.customerReplyMarkdown, c.phrase);
+  const inHandoff = states(answer.internalHandoffMarkdown, c.phrase);
+  const where = MESSAGE_WORDS[c.message];
+  const ok = c.message === 'customer_reply' ? inReply : c.message === 'internal_handoff' ? inHandoff : inReply || inHandoff;
+  if (ok) return result(c, 'met', `states "${c.phrase}" in ${where}`);
+  if (c.message === 'customer_reply' && inHandoff) return result(c, 'gap', `states "${c.phrase}" in the internal handoff only: the customer was not told`);
+  return result(c, 'gap', `does not state "${c.phrase}" in ${where}`);
+}
+
 /** One criterion on one answer. */
 export function judgeCriterion(c: Criterion, answer: JudgedAnswer): CriterionResult {
   if (c.appliesToDecisions && !c.appliesToDecisions.includes(answer.decision)) return result(c, 'not_applicable', `applies to ${c.appliesToDecisions.join('/')}; the answer decided ${answer.decision}`);
@@ -117,7 +134,7 @@ export function judgeCriterion(c: Criterion, answer: JudgedAnswer): CriterionRes
     case 'requested_context':
       return answer.requestedContext.some((r) => lower(r).includes(lower(c.phrase))) ? result(c, 'met', `asks for "${c.phrase}"`) : result(c, 'gap', `does not ask for "${c.phrase}"`);
     case 'fact_stated':
-      return states(both, c.phrase) ? result(c, 'met', `states "${c.phrase}"`) : result(c, 'gap', `does not state "${c.phrase}"`);
+      return factStated(c, answer);
     case 'phrase_absent':
       return lower(both).includes(lower(c.phrase)) ? result(c, 'gap', `still says "${c.phrase}"`) : result(c, 'met', `does not say "${c.phrase}"`);
     case 'evidence_family_queried':
