@@ -2,7 +2,8 @@
 import * as path from 'node:path';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { asyncApiDocument, brokerAclMatrix, jsonSchemas } from '@aoc/contracts';
-import { ACL_MATRIX_FILE, ASYNCAPI_FILE, README_FILE, TOPICS_DIR } from './paths';
+import { ARCHITECTURE_FILE, withTopicTable } from './architecture-topics';
+import { ACL_MATRIX_FILE, ASYNCAPI_FILE, README_FILE, REPO_ROOT, TOPICS_DIR } from './paths';
 import { stableJson } from './stable-json';
 import { validateAsyncApi, validateJsonSchemas } from './validate';
 import { renderReadme } from './readme';
@@ -32,6 +33,7 @@ export async function buildOutputs(version: string, log: (line: string) => void 
   add(`${TOPICS_DIR}/${ASYNCAPI_FILE}`, stableJson(asyncApi));
   add(`${TOPICS_DIR}/${README_FILE}`, renderReadme(version, schemas, asyncApi));
   add(ACL_MATRIX_FILE, stableJson(brokerAclMatrix()));
+  add(ARCHITECTURE_FILE, withTopicTable(REPO_ROOT));
   return files;
 }
 
