@@ -32,7 +32,8 @@ export interface ConditionResult {
 const STATE_KINDS: ReadonlySet<Condition['kind']> = new Set(['atLimit', 'level', 'nearEmpty', 'event', 'log', 'statement', 'count', 'skew']);
 
 const scaled = (st: SignalState, v: number | null) => (v === null ? null : v * st.signal.scale);
-const val = (st: SignalState, v: number | null) => formatValue(scaled(st, v), st.signal.unit);
+/** A raw value of a series in its family's unit, for wording. */
+export const val = (st: SignalState, v: number | null) => formatValue(scaled(st, v), st.signal.unit);
 const label = (f: string) => familyLabel(f);
 const pct = (r: number) => `${Math.round(r * 100)}%`;
 
@@ -94,6 +95,20 @@ function atLimit(c: Extract<Condition, { kind: 'atLimit' }>, ctx: EvidenceContex
   return { ...holds(c.family, text, 0.85 + 0.15 * Math.min(1, ratio), already ? (ctx.window?.from ?? null) : (st.signal.shiftAt ?? st.signal.maxAt)), chronic };
 }
 
+/**
+ * Why a level threshold was not reached, with the extreme that came closest: "held 40 %" alone
+ * hides a peak of 74 % that came and went, which is what a reader checks first.
+ */
+function levelMissed(c: Extract<Condition, { kind: 'level' }>, st: SignalState, v: number): string {
+  const bound = c.atLeast !== undefined && v < c.atLeast ? `below the ${formatValue(c.atLeast, st.signal.unit)} that would matter` : `above the ${formatValue(c.atMost ?? 0, st.signal.unit)} that would matter`;
+  const name = `${label(c.family)} (${st.signal.metric})`;
+  if (c.over === 'peak') return `${name} peaked at ${formatValue(v, st.signal.unit)} at ${clock(st.signal.maxAt)}, ${bound}`;
+  if (c.over === 'low') return `${name} fell only to ${formatValue(v, st.signal.unit)}, ${bound}`;
+  const peak = scaled(st, st.signal.max);
+  const extreme = peak !== null && peak !== v && c.atLeast !== undefined ? ` and peaked at ${formatValue(peak, st.signal.unit)} at ${clock(st.signal.maxAt)}` : '';
+  return `${name} held ${formatValue(v, st.signal.unit)} over the second half of the window${extreme}, ${bound}`;
+}
+
 function level(c: Extract<Condition, { kind: 'level' }>, ctx: EvidenceContext): ConditionResult {
   // A threshold is in the family's unit: a load average or a context-switch rate is no CPU percentage.
   const st = c.unit ? worstInUnit(ctx, c.family, c.unit) : worstInUnit(ctx, c.family);
@@ -105,7 +120,7 @@ function level(c: Extract<Condition, { kind: 'level' }>, ctx: EvidenceContext): 
   const okHigh = c.atMost === undefined || v <= c.atMost;
   const what = c.over === 'sustained' ? 'held' : c.over === 'low' ? 'fell to' : 'peaked at';
   const text = `${label(c.family)} (${st.signal.metric}) ${what} ${formatValue(v, st.signal.unit)}`;
-  if (!(okLow && okHigh)) return fails(c.family, text);
+  if (!(okLow && okHigh)) return fails(c.family, levelMissed(c, st, v));
   const from = st.start !== null && (c.atLeast === undefined || (scaled(st, st.start) ?? -Infinity) >= c.atLeast) && (c.atMost === undefined || (scaled(st, st.start) ?? Infinity) <= c.atMost);
   const prior = scaled(st, st.signal.priorMedian);
   const bad = c.atLeast !== undefined || c.atMost === undefined ? 'up' : 'down';
@@ -210,8 +225,13 @@ function rampOf(c: Extract<Condition, { kind: 'ramp' }>, st: SignalState, ctx: E
 function steady(c: Extract<Condition, { kind: 'steady' }>, ctx: EvidenceContext): ConditionResult {
   const st = worst(ctx, c.family);
   if (!st) return notMeasured(c.family);
-  // A series at zero throughout (an idle counter) shows no activity that could have stayed level.
-  if ((st.signal.max ?? 0) === 0 && (st.signal.min ?? 0) === 0) return unknown(c.family, `${label(c.family)} (${st.signal.metric}) was zero throughout: no activity to compare`);
+  if ((st.signal.max ?? 0) === 0 && (st.signal.min ?? 0) === 0) {
+    // Zero throughout: a symptom that is bad when it rises (slow queries, errors) never showed, which
+    // is a reading; an activity (a query rate) at zero has nothing that could have stayed level.
+    return st.signal.badDirection === 'up'
+      ? holds(c.family, `${label(c.family)} (${st.signal.metric}) stayed at zero throughout the window`, 0.5, null)
+      : unknown(c.family, `${label(c.family)} (${st.signal.metric}) was zero throughout: no activity to compare`);
+  }
   const up = changeFactor(st, 'up');
   const down = changeFactor(st, 'down');
   if (up === null || down === null) return notMeasured(c.family);

@@ -29,6 +29,8 @@ export interface Hypothesis {
   family: string | null;
   /** The decisive signal was back near its usual level by the end of the window. */
   recovered: boolean;
+  /** The families whose return showed it (empty when discrete findings such as log lines stopped). */
+  recoveredFamilies: string[];
   /** Set when another confirmed mode explains this one. */
   explainedBy: string | null;
   /** The largest finding among its deciding evidence (0-1), and whether any of it is a state rather than a change. */
@@ -137,12 +139,22 @@ function promiseOf(mode: FailureMode, clauses: readonly ClauseResult[], ctx: Evi
   return held + (moved.some((f) => reads.has(f)) ? 0.5 : 0);
 }
 
-/** Every series among these families that left its usual level is back near it, and at least one did. */
-function familiesBack(families: readonly string[], ctx: EvidenceContext): boolean | null {
-  // A family that stayed steady (a discriminator such as "traffic stayed flat") says nothing of recovery.
+/** How a mode ended: whether it is over, and the families whose return to their usual level shows it (none when discrete findings stopped). */
+export interface Recovery {
+  recovered: boolean;
+  back: string[];
+}
+
+/**
+ * The families among these that left their usual level, when every one of them is back near it
+ * (recovered), or null when none left it: a family that stayed steady (a discriminator such as
+ * "traffic stayed flat") says nothing of recovery.
+ */
+function familiesBack(families: readonly string[], ctx: EvidenceContext): Recovery | null {
   const states = families.map((f) => worst(ctx, f)).filter((st): st is NonNullable<typeof st> => st !== null && (st.elevatedAtStart || deviatesBadly(st.signal)));
   if (states.length === 0) return null;
-  return states.every((st) => recovered(st.signal));
+  const back = states.every((st) => recovered(st.signal));
+  return { recovered: back, back: back ? unique(states.map((st) => st.signal.family)) : [] };
 }
 
 /** Families a mode's effects show in: its symptoms and what its supporting conditions read. */
@@ -157,14 +169,16 @@ function effectFamilies(mode: FailureMode): string[] {
  * now: a mode decided by statements alone is over when the effects it had (its symptoms and
  * supporting families that left their usual level) are all back, and never on the share alone.
  */
-function isRecovered(mode: FailureMode, lines: readonly ConditionResult[], ctx: EvidenceContext): boolean {
+function recoveryOf(mode: FailureMode, lines: readonly ConditionResult[], ctx: EvidenceContext): Recovery {
   const decided = unique(lines.map((l) => l.family).filter((f): f is string => f !== null));
   const byMetrics = familiesBack(decided, ctx);
   if (byMetrics !== null) return byMetrics;
   const discrete = lines.filter((l) => l.lastAt !== undefined);
-  if (discrete.length > 0) return discreteOver(discrete, ctx);
-  return familiesBack(effectFamilies(mode), ctx) === true;
+  if (discrete.length > 0) return { recovered: discreteOver(discrete, ctx), back: [] };
+  return familiesBack(effectFamilies(mode), ctx) ?? { recovered: false, back: [] };
 }
+
+const recoveryFields = (r: Recovery) => ({ recovered: r.recovered, recoveredFamilies: r.back });
 
 /** What the ranking knows besides the mode's own evidence. */
 export interface RankingContext {
@@ -176,7 +190,7 @@ export interface RankingContext {
 
 export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: RankingContext): Hypothesis {
   const { symptoms, symptomStart } = rank;
-  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0, state: false, named: false, families: [] as string[], fit: 0, promise: 0 };
+  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, recoveredFamilies: [] as string[], explainedBy: null, magnitude: 0, state: false, named: false, families: [] as string[], fit: 0, promise: 0 };
   const refuting = mode.refutedBy.map((c) => ('allOf' in c ? evaluateAll(c.allOf, ctx) : evaluateOne(c, ctx))).find((r) => r.result === 'holds');
   if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.lines.map((l) => l.line).join('; ')] };
   const clauses = mode.signature.map((c) => evaluateClause(c, ctx));
@@ -208,7 +222,7 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
     named: lines.some((l) => l.names === true && l.chronic !== true),
     fit,
     families: unique(lines.map((l) => l.family).filter((f): f is string => f !== null)),
-    recovered: isRecovered(mode, lines, ctx),
+    ...recoveryFields(recoveryOf(mode, lines, ctx)),
   };
 }
 

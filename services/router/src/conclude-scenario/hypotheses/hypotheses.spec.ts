@@ -246,7 +246,7 @@ describe('hypotheses', () => {
     expect(brief.leadingMechanism).toMatchObject({ mode: 'connection-exhaustion', family: 'connections' });
     expect(brief.leadingMechanism.statement).toMatch(/^Connection exhaustion: .*reached 500 .*100% of the connection limit of 500/);
     // CPU was measured and had headroom; lock contention could still show in the log, which was not read.
-    expect(brief.counterObservations[0]).toBe('Ruled out CPU saturation from added load: CPU utilisation (cpu_metric) held 35%.');
+    expect(brief.counterObservations[0]).toBe('Ruled out CPU saturation from added load: CPU utilisation (cpu_metric) held 35% over the second half of the window, below the 90% that would matter.');
     expect(brief.undetermined.join(' ')).toMatch(/lock contention not tested: the database log was not read/);
     expect(brief.hypotheses?.[0]).toMatchObject({ mode: 'connection-exhaustion', verdict: 'confirmed' });
   });
@@ -278,6 +278,48 @@ describe('hypotheses', () => {
     expect(still.lead?.recovered).toBe(false);
     // With no effect measured at all, a lifetime share never says the incident is over.
     expect(testHypotheses(thread('latency-regression', ['statement_latency']), [bulk]).lead?.recovered).toBe(false);
+    // The recovery is told by what came back, never as if the statement share were a level.
+    const brief = hypothesisBrief({ ...over, lead: over.lead! }, { observations: [], strongestAlternative: 'alt', workloadAttribution: null, undetermined: [] });
+    expect(brief.leadingMechanism.statement).toMatch(/Active sessions was back near its usual level by the end of the window: the incident has recovered/);
+    expect(brief.leadingMechanism.statement).not.toMatch(/It was back/);
+    // What moved and came back is observed first, with where it ended.
+    expect(brief.observations[0]).toMatch(/^Active sessions \(active_sessions_metric\): usually 1 \(the hour before the window\); .*1 at the end of the window\.$/);
+  });
+
+  it('a saturation ruled out names the peak that came and went, not only the level it settled at', () => {
+    const cpu = metric({ family: 'cpu', metric: 'node_cpu_seconds_total', unit: 'percent', shape: [40, 40, 60, 74, 70, 50, 40, 40, 40, 40, 40, 40], score: 6, shiftMinute: 10, prior: 40 });
+    const latency = metric({ family: 'statement_latency', unit: 'seconds', shape: [0.01, 0.01, 0.05, 0.06, 0.05, 0.02, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01], score: 6, shiftMinute: 10, prior: 0.01 });
+    const out = testHypotheses(thread('latency-regression', ['statement_latency']), [cpu, latency]);
+    const line = out.hypotheses.find((h) => h.mode.id === 'cpu-load')?.deciding.join(' ') ?? '';
+    expect(line).toMatch(/held 40% over the second half of the window and peaked at 74% at 09:55 UTC, below the 90% that would matter/);
+  });
+
+  it('the observations under a confirmed mode give one line per family that bears on it, with usual level, shape and end, and leave out series that neither moved nor bear on it', () => {
+    const connections = [
+      metric({ family: 'connections', metric: 'threads_connected', shape: [120, 150, 200, 300, 420, 480, 495, 499, 500, 500, 499, 500], score: 9, shiftMinute: 10, slope: 500, prior: 110 }),
+      metric({ family: 'connections', metric: 'max_used_connections', shape: flat(500) }),
+    ];
+    const facts = [...connections, metric({ family: 'connection_limit', bad: 'down', shape: flat(500) }), metric({ family: 'uptime', metric: 'uptime_seconds', bad: 'down', shape: [100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200] })];
+    const out = testHypotheses(thread('connection-exhaustion', ['connections', 'connection_limit']), facts);
+    const brief = hypothesisBrief({ ...out, lead: out.lead! }, { observations: ['uptime_seconds: peak 1200', 'statement digest:ab (SELECT) takes 70% of the statement time'], strongestAlternative: 'alt', workloadAttribution: null, undetermined: [] });
+    expect(brief.observations[0]).toMatch(/^Database connections \((threads_connected|max_used_connections)\): usually .*; .*500/);
+    expect(brief.observations.filter((o) => /^Database connections/.test(o))).toHaveLength(1);
+    expect(brief.observations.join(' ')).not.toMatch(/uptime/i);
+    // What another channel observed (a statement) keeps a place; the provider's metric lines do not repeat.
+    expect(brief.observations).toContain('statement digest:ab (SELECT) takes 70% of the statement time');
+  });
+
+  it('a symptom that is bad when it rises and stayed at zero throughout is a healthy reading: slow queries at zero and the same traffic are a false alarm, whatever a session count did for a minute', () => {
+    const slow = metric({ family: 'statement_latency', metric: 'mysql_global_status_slow_queries', unit: 'per_second', shape: flat(0), score: 0, prior: 0 });
+    const rate = metric({ family: 'statement_rate', unit: 'per_second', shape: flat(6.5), prior: 6.5 });
+    const sessions = metric({ family: 'active_sessions', shape: [1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1], score: 5, shiftMinute: 25, prior: 1 });
+    const out = testHypotheses(thread('latency-regression', ['statement_latency']), [slow, rate, sessions]);
+    expect(out.lead?.mode.id).toBe('healthy');
+    expect(out.lead?.deciding.join(' ')).toMatch(/query latency \(mysql_global_status_slow_queries\) stayed at zero throughout the window/);
+    // An activity at zero is nothing that stayed level: a zero query rate does not make a window healthy.
+    const idle = buildContext([metric({ family: 'statement_rate', unit: 'per_second', bad: 'down', shape: flat(0), prior: 0 })], WINDOW, null);
+    expect(evaluateCondition({ kind: 'steady', family: 'statement_rate', within: 0.2 }, idle).result).toBe('unknown');
+    expect(evaluateCondition({ kind: 'steady', family: 'statement_latency', within: 0.2 }, buildContext([slow], WINDOW, null)).result).toBe('holds');
   });
 
   it('is never healthy while the symptom the scenario asks about left its usual level, however flat latency and traffic stayed', () => {
@@ -321,7 +363,7 @@ describe('hypotheses', () => {
   });
 
   it('a state leads on its rank; among changes only, the mode holding the earliest sustained change leads unless its change is dwarfed', () => {
-    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, ...o });
+    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, recoveredFamilies: [], explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, ...o });
     const limit = h('connection-exhaustion', { state: true, named: true, magnitude: 1, families: ['connections'] });
     const wal = h('checkpoint-storm', { magnitude: 0.6, families: ['checkpoints', 'wal'], family: 'checkpoints' });
     const load = h('batch-job', { magnitude: 0.5, families: ['rows_written'] });
@@ -377,7 +419,7 @@ describe('hypotheses', () => {
     const r = evaluateCondition({ kind: 'atLimit', family: 'connections', limit: 'connection_limit', ratio: 0.9 }, buildContext([conn, limit], WINDOW, null));
     expect(r).toMatchObject({ result: 'holds', chronic: true });
     expect(r.line).toMatch(/as high in the hour before the window .*a standing condition/);
-    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, ...o });
+    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, recoveredFamilies: [], explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, ...o });
     // A state whose onset is far from the symptom's does not lead on its own either.
     expect(chooseLead([h('restart', { state: true, fit: 0.3, magnitude: 0.8 }), h('deadlocks', { families: ['deadlocks'], magnitude: 0.6 })], 'deadlocks')?.mode.id).toBe('deadlocks');
   });

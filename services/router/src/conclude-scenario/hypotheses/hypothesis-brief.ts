@@ -2,6 +2,7 @@ import { MAX_HYPOTHESES, MAX_HYPOTHESIS_LINE, type EvidenceFactV1, type LocalCau
 import { familyLabel } from '@aoc/metric-ontology';
 import { buildContext, type EvidenceContext } from './evidence-context';
 import { evaluateModes, type Hypothesis } from './evaluate-modes';
+import { leadObservations } from './lead-observations';
 import { FAILURE_MODES, type Condition, type FailureMode } from './failure-modes.data';
 
 /**
@@ -27,6 +28,8 @@ export interface HypothesisOutcome {
   hypotheses: Hypothesis[];
   lead: Hypothesis | null;
   context: EvidenceContext;
+  /** The scenario's own families (the symptom it asks about). */
+  asked: readonly string[];
 }
 
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -70,7 +73,7 @@ export function testHypotheses(thread: HypothesisThread, facts: readonly Evidenc
   // A surfaced mode counts when the evidence in hand confirms it; left open, it would steer the
   // next round away from the scenario's own questions.
   const hypotheses = evaluateModes([...own, ...surfaced], context, thread.families, thread.orderLead ?? null).filter((h) => !surfaced.includes(h.mode) || h.verdict === 'confirmed');
-  return { hypotheses, lead: chooseLead(hypotheses, thread.orderLead ?? null, thread.families), context };
+  return { hypotheses, lead: chooseLead(hypotheses, thread.orderLead ?? null, thread.families), context, asked: thread.families };
 }
 
 /** A state leads on its own only when its onset fits the symptom's (not far before or after it). */
@@ -155,11 +158,37 @@ export function toSettle(hypotheses: readonly Hypothesis[]): string[] {
     .map((h) => `${h.mode.name} not tested: ${h.missing[0] ?? 'its evidence was not available'}; it would be settled by ${h.mode.confirmsWith}`);
 }
 
+/** Says what shows the incident is over: the families back at their usual level, or findings that stopped. */
+export function recoveryText(lead: Pick<Hypothesis, 'recovered' | 'recoveredFamilies'>): string {
+  if (!lead.recovered) return '';
+  const names = lead.recoveredFamilies.map((f) => familyLabel(f));
+  const what =
+    names.length === 0
+      ? 'None of it was seen in the last minutes of the window'
+      : names.length === 1
+        ? `${capital(names[0])} was back near its usual level by the end of the window`
+        : `${capital(names.slice(0, -1).join(', '))} and ${names[names.length - 1]} were back near their usual levels by the end of the window`;
+  return ` ${what}: the incident has recovered and is not active now.`;
+}
+
 export function leadStatement(lead: Hypothesis): string {
   const when = clock(lead.at);
-  const state = lead.recovered ? ' It was back near its usual level by the end of the window: the incident has recovered and is not active now.' : '';
+  const state = recoveryText(lead);
   const since = when && !lead.deciding.some((d) => d.includes(when)) ? ` (from about ${when})` : '';
   return cut(`${lead.mode.headline}${since}: ${lead.deciding.join('; ')}.${state}`, 500);
+}
+
+/**
+ * The lead's own per-family lines first; then what the provider observed on other channels
+ * (statements, log lines), whose text names no measured series. Without a line of its own the
+ * provider's observations stand as they are.
+ */
+function observationsFor(outcome: HypothesisOutcome & { lead: Hypothesis }, provided: readonly string[]): string[] {
+  const own = leadObservations(outcome.lead, outcome.context, outcome.asked);
+  if (own.length === 0) return provided.slice(0, 4);
+  const metrics = [...outcome.context.byFamily.values()].flat().map((st) => st.signal.metric);
+  const other = provided.filter((o) => !metrics.some((m) => o.includes(m)));
+  return [...own.slice(0, other.length > 0 ? 3 : 4), ...other].slice(0, 4);
 }
 
 /** The brief of a thread whose lead mode is confirmed; the caller supplies the observations and what its other rules found. */
@@ -170,7 +199,7 @@ export function hypothesisBrief(outcome: HypothesisOutcome & { lead: Hypothesis 
   const settle = toSettle(hypotheses);
   const support = lead.support.map((s) => `${capital(s)}.`);
   return {
-    observations: parts.observations.slice(0, 4),
+    observations: observationsFor(outcome, parts.observations),
     counterObservations: [...ruled, ...(healthy ? [] : support)].slice(0, 3).map((c) => cut(c, 500)),
     leadingMechanism: {
       statement: healthy ? cut(`${lead.mode.headline}: ${lead.deciding.join('; ')}.`, 500) : leadStatement(lead),
