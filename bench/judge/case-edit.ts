@@ -121,3 +121,25 @@ export function keepSentences(body: string, keep: (unit: string) => boolean): st
   });
   return kept.filter((line) => line.trim() !== '').join('\n').trim();
 }
+
+/** The case with every instant it holds (ticket, answer versions, comments) rewritten by `map`; texts untouched. */
+export function retimed(c: JudgeCase, map: (instant: string) => string): JudgeCase {
+  const answer = (a: JudgeCase['answer']) => ({ ...a, requestedAt: map(a.requestedAt), publishedAt: map(a.publishedAt), cutoff: a.cutoff === null ? null : map(a.cutoff) });
+  return {
+    ...c,
+    ticket: { ...c.ticket, createdAt: map(c.ticket.createdAt) },
+    answer: answer(c.answer),
+    ...(c.previous ? { previous: answer(c.previous) } : {}),
+    timeline: c.timeline.map((m) => ({ ...m, createdAt: map(m.createdAt), updatedAt: map(m.updatedAt) })),
+  };
+}
+
+/** The instant moved by `ms`, in UTC. */
+export const shifted = (instant: string, ms: number) => iso(at(instant) + ms);
+
+/** The same instant written at a UTC offset of `minutes` (`2026-12-06T15:00:00Z` at +480 -> `2026-12-06T23:00:00+08:00`). */
+export function atOffset(instant: string, minutes: number): string {
+  const local = new Date(at(instant) + minutes * 60_000).toISOString().replace(/\.000Z$|Z$/, '');
+  const abs = Math.abs(minutes);
+  return `${local}${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}

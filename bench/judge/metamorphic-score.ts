@@ -115,8 +115,9 @@ const expectation = (r: VariantRun) => (r.relation.kind === 'keep' ? `keep ${r.s
 
 /** The report section printed after the labelled figures. */
 export function metamorphicReport(s: MetamorphicScores, skipped: ReadonlyMap<string, number>, whatOf: ReadonlyMap<string, string>): string[] {
-  const lines = ['', `Metamorphic relations: ${s.variants} variants of the labelled cases`, `${pad('transformation', 24)}${pad('kept', 20)}not applicable`];
-  for (const [id, r] of s.byTransform) lines.push(`${pad(id, 24)}${pad(frac(r), 20)}${skipped.get(id) ?? 0}   ${whatOf.get(id) ?? ''}`);
+  const width = Math.max(24, ...s.byTransform.map(([id]) => id.length + 2));
+  const lines = ['', `Metamorphic relations: ${s.variants} variants of the labelled cases`, `${pad('transformation', width)}${pad('kept', 20)}not applicable`];
+  for (const [id, r] of s.byTransform) lines.push(`${pad(id, width)}${pad(frac(r), 20)}${skipped.get(id) ?? 0}   ${whatOf.get(id) ?? ''}`);
   lines.push('', `${pad('rule of the source', 28)}kept`);
   for (const [rule, r] of s.byRule) lines.push(`${pad(rule, 28)}${frac(r)}`);
   lines.push('', 'Metamorphic totals');

@@ -113,3 +113,15 @@ export const REFUTES_HUMAN = "That did not help, it wasn't that. The real cause 
 /** Customer confirmations with evidence (issue 19 item 4): an outcome after acting on one side's cause. */
 export const CONFIRMS_AI = 'The first analysis was right: {cause} After we acted on it everything is back to normal.';
 export const CONFIRMS_HUMAN = 'Support was right: {cause} The fix worked and it has been stable since.';
+
+/**
+ * Reply-time relations: every instant of a case moved by the same amount (one is picked per case;
+ * they cross a day, a month and a year boundary and are not whole hours), and every instant written
+ * at another UTC offset (the same instants; half-hour and negative offsets included).
+ */
+export const TIME_SHIFTS_MS: readonly number[] = [
+  ((9 * 24 + 6) * 60 + 41) * 60_000 + 13_000,
+  ((37 * 24 + 17) * 60 + 5) * 60_000,
+  -(((400 * 24 + 3) * 60 + 29) * 60_000),
+];
+export const UTC_OFFSETS_MINUTES: readonly number[] = [8 * 60, -5 * 60, 5 * 60 + 30, -(9 * 60 + 30), 14 * 60];

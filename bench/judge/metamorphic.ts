@@ -4,13 +4,14 @@
 // says why it does not. Phrases and cues: `metamorphic.data.ts`.
 import type { Verdict } from '@aoc/contracts';
 import { factsOf, states, type Fact } from '../../services/judge/src/rubric-judge/facts/facts';
-import { JudgeCase, anchorAt } from './case.schema';
+import { JudgeCase, anchorAt, frozenAt } from './case.schema';
+import { parseFeedbackCommand } from '@aoc/feedback';
 import {
-  afterAnchor, afterInstant, beforeFrozen, comment, fill, freshId, humanAnswer, isSupport, justBefore, keepSentences, pick, rewriteProse, sentencesOf, withBodies, withComment,
+  afterAnchor, afterInstant, atOffset, beforeFrozen, comment, fill, freshId, humanAnswer, isSupport, justBefore, keepSentences, pick, retimed, rewriteProse, sentencesOf, shifted, withBodies, withComment,
 } from './case-edit';
 import {
   AI_CAUSE_LINE, AI_MECHANISM_LINE, ANAPHORIC_OPENER, CONFIRMS_AI, CONFIRMS_HUMAN, CAUSE_SENTENCE, FIRM_MECHANISM, MANUAL_SENTENCE, PROGRESS_REPLIES, REFUTES_AI, REFUTES_HUMAN, SHARE_PERCENT, SYMPTOM_SENTENCES, SYNONYMS, TARGET_SENTENCES,
-  TICKET_VALUE, UNIT_REWRITES, USUAL_VALUE,
+  TICKET_VALUE, TIME_SHIFTS_MS, UNIT_REWRITES, USUAL_VALUE, UTC_OFFSETS_MINUTES,
 } from './metamorphic.data';
 
 /** `keep`: the variant's verdict equals the source's; `change`: it is one of `to`. */
@@ -252,9 +253,64 @@ const CUSTOMER_SIDING: readonly Transformation[] = [
   customerSiding('customer_confirms_human', "a later customer comment: the human's cause was right and the fix worked (the published answer stood by another)", 'human', CONFIRMS_HUMAN, true),
 ];
 
+// --- reply time: when each reply was written, relative to the cutoff and to the other comments ---
+// The reply-time rule (`reply_time_anchor`; the Judge's planner and `provenance.ts`) reads only the
+// order of instants: which replies come after the anchor, and whether a fact reached Support after
+// the cutoff and before the reply that first states it. Moving every instant together, or writing
+// them at another UTC offset, changes no order: the verdict stays. Freezing the answer's input after
+// the human's replies leaves no reply after the anchor: nothing to compare.
+
+const shiftTimes: Transformation = {
+  id: 'shift_times',
+  what: 'every instant of the case (ticket, answer, cutoff, comments) moved by the same amount; texts untouched',
+  relation: KEEP,
+  apply: (c) => {
+    const ms = pick(TIME_SHIFTS_MS, c.id);
+    return { applies: true, case: retimed(c, (t) => shifted(t, ms)) };
+  },
+};
+
+const utcOffset: Transformation = {
+  id: 'utc_offset',
+  what: 'every instant of the case written at another UTC offset (+08:00, -05:00, +05:30, ...): the same instants',
+  relation: KEEP,
+  apply: (c) => {
+    const minutes = pick(UTC_OFFSETS_MINUTES, c.id);
+    return { applies: true, case: retimed(c, (t) => atOffset(t, minutes)) };
+  },
+};
+
+const publicReplies = (c: JudgeCase) => c.timeline.filter((m) => isSupport(m) && m.visibility === 'public' && parseFeedbackCommand(m.body) === null);
+
+/** The answer's input frozen (and its anchor set) just after the last public Support reply: the AI saw the human answer. */
+function answerAfterReplies(c: JudgeCase): JudgeCase | null {
+  const last = Math.max(...publicReplies(c).map((m) => at(m.createdAt)));
+  const t = afterInstant(c, last);
+  if (!t) return null;
+  const notBefore = (instant: string) => (at(instant) < at(t) ? t : instant);
+  const answer = c.answer.cutoff !== null
+    ? { ...c.answer, cutoff: t, requestedAt: notBefore(c.answer.requestedAt), publishedAt: notBefore(c.answer.publishedAt) }
+    : { ...c.answer, requestedAt: t, publishedAt: t };
+  const frozen = at(frozenAt(answer));
+  const timeline = c.timeline.map((m) => ({ ...m, visibleToAi: m.visibility === 'public' && at(m.createdAt) <= frozen }));
+  return { ...c, answer, timeline, expected: { ...c.expected, humanCommentIds: [] } };
+}
+
+const answerAfterHumanReply: Transformation = {
+  id: 'answer_after_human_reply',
+  what: "the published answer's cutoff (a live run: its request and publication) moved after the last public Support reply (no previous version)",
+  relation: { kind: 'change', to: ['not_compared'], says: 'becomes not_compared (the AI saw the human answer)' },
+  apply: (c) => {
+    if (c.previous) return no('a write-mode version: moving it past the replies rebinds its feedback');
+    if (!publicReplies(c).some((m) => at(m.createdAt) > at(anchorAt(c.answer)))) return no('no public Support reply after the anchor');
+    return variant(answerAfterReplies(c), 'no free instant after the last Support reply');
+  },
+};
+
 export const TRANSFORMATIONS: readonly Transformation[] = [
   paraphrase, units, reorderSentences, reorderEvidence, incidentalNumber, progressReply, manualToInternal,
   removeDecisiveFact, factBeforeCutoff, ...CUSTOMER_SIDING,
+  shiftTimes, utcOffset, answerAfterHumanReply,
 ];
 
 export interface Variant {

@@ -131,6 +131,36 @@ describe('reporter role: bus subscriptions and HTTP reports', () => {
     expect(await get('/v1/reports/daily?day=2026-11-20&tenant=NOT%20OK')).toMatchObject({ status: 400, body: { code: 'AUTH.INVALID_TENANT' } });
     expect(await get('/v1/runs/r1')).toMatchObject({ status: 200, body: { ticketKey: 'SUP-1' } });
 
+    // A decided verdict the model judge's cross-check disagreed with reaches the report on evaluation.judged.
+    const second = published('r2', 'SUP-2', '2026-11-20T14:00:00+08:00', { answer: 'a2' });
+    if (second.topic === 'run.published') await router.transaction((uow) => uow.publish(Topics.runPublished, second.payload));
+    const crossChecked = judged('e3', 'r2', 'SUP-2', 'a2', 'human_better', '2026-11-20T15:00:00+08:00', [], {
+      crossCheck: { engine: 'openai:judge-xl', verdict: 'equivalent', agrees: false, reasonCode: 'determined_nothing' },
+    });
+    if (crossChecked.topic === 'evaluation.judged') await judge.transaction((uow) => uow.publish(Topics.evaluationJudged, crossChecked.payload));
+    await router.flush();
+    await judge.flush();
+    let report: QualityReport | null = null;
+    for (const until = Date.now() + 30000; ; ) {
+      report = (await get('/v1/reports/daily?day=2026-11-20')).body as QualityReport;
+      if (report.judgeCrossCheck?.disagreed === 1) break;
+      if (Date.now() > until) throw new Error(`reporter did not record the cross-check: ${JSON.stringify(report)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(report.judgeCrossCheck).toEqual({
+      crossChecked: 1,
+      disagreed: 1,
+      disagreements: [{ runId: 'r2', ticketKey: 'SUP-2', evaluationId: 'e3', judgedAt: '2026-11-20T07:00:00.000Z', builtinVerdict: 'human_better', modelVerdict: 'equivalent', modelEngine: 'openai:judge-xl', reasonCode: 'determined_nothing' }],
+    });
+    const page = await fetch(`${reporter.httpUrl}/reports/daily?day=2026-11-20`, { headers: { authorization: `Bearer ${viewerToken}` } });
+    const html = await page.text();
+    expect(html).toContain('<h2 id="judge-cross-check">Judge cross-check</h2>');
+    expect(html).toContain('<a class="mono" href="/runs/r2">r2</a>');
+    // Another tenant sees none of it, in the JSON and on the page.
+    expect(await get('/v1/reports/daily?day=2026-11-20', otherTenantToken)).toMatchObject({ status: 200, body: { judgeCrossCheck: { crossChecked: 0, disagreed: 0, disagreements: [] } } });
+    const otherPage = await (await fetch(`${reporter.httpUrl}/reports/daily?day=2026-11-20`, { headers: { authorization: `Bearer ${otherTenantToken}` } })).text();
+    expect(otherPage).toContain('No decided verdict was cross-checked by a model judge in this period.');
+    expect(otherPage).not.toContain('/runs/r2');
   }, 60000);
 
   it.each([

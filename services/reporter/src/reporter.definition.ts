@@ -11,6 +11,7 @@ import { ReporterReadModels1764500000000 } from './migrations/1764500000000-repo
 import { ReporterHttpAudit1766000000000 } from './migrations/1766000000000-reporter-http-audit.migration';
 import { ReporterRunTenant1766100000000 } from './migrations/1766100000000-reporter-run-tenant.migration';
 import { ReporterEvaluationEligibility1766200000000 } from './migrations/1766200000000-reporter-evaluation-eligibility.migration';
+import { ReporterEvaluationCrossCheck1766300000000 } from './migrations/1766300000000-reporter-evaluation-cross-check.migration';
 import { ProjectAnswersHandler } from './project-answers/project-answers.handler';
 import { RecordRunHandler } from './record-run/record-run.handler';
 import { RecordTimelineHandler } from './record-timeline/record-timeline.handler';
@@ -26,7 +27,7 @@ import { RunSummaryQuery } from './run-summary/run-summary.query';
 @Module({})
 export class ReporterModule {}
 
-export const REPORTER_MIGRATIONS = [ReporterInit1764400000000, ReporterReadModels1764500000000, ReporterAbstentionCode1765000000000, ReporterToolCalls1765100000000, ReporterEvaluationRevisions1765200000000, ReporterHttpAudit1766000000000, ReporterRunTenant1766100000000, ReporterEvaluationEligibility1766200000000];
+export const REPORTER_MIGRATIONS = [ReporterInit1764400000000, ReporterReadModels1764500000000, ReporterAbstentionCode1765000000000, ReporterToolCalls1765100000000, ReporterEvaluationRevisions1765200000000, ReporterHttpAudit1766000000000, ReporterRunTenant1766100000000, ReporterEvaluationEligibility1766200000000, ReporterEvaluationCrossCheck1766300000000];
 
 export const reporterDefinition: ServiceDefinition = {
   role: 'reporter',

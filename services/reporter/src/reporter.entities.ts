@@ -135,6 +135,21 @@ export class ReportedEvaluationEntity {
 
   @Column({ name: 'judge_engine', type: 'text', nullable: true })
   judgeEngine!: string | null;
+
+  /** A model judge's cross-check of the decided verdict (evaluation.judged `crossCheck`); all null when none. */
+  @Column({ name: 'cross_check_engine', type: 'text', nullable: true })
+  crossCheckEngine!: string | null;
+
+  @Column({ name: 'cross_check_verdict', type: 'text', nullable: true })
+  crossCheckVerdict!: Verdict | null;
+
+  /** false: a disagreement; null: the model abstained (or no cross-check). */
+  @Column({ name: 'cross_check_agrees', type: 'boolean', nullable: true })
+  crossCheckAgrees!: boolean | null;
+
+  /** The built-in judge's rule that decided the verdict (a code). */
+  @Column({ name: 'cross_check_reason_code', type: 'text', nullable: true })
+  crossCheckReasonCode!: string | null;
 }
 
 /** Latest revision of each ticket's timeline seen so far. */

@@ -154,6 +154,7 @@ export function judged(
   verdict: Verdict,
   judgedAt: string,
   aiGaps: string[] = [],
+  extra: Pick<Partial<EvaluationJudgedV1>, 'crossCheck'> = {},
 ): ReporterEvent {
   return {
     topic: 'evaluation.judged',
@@ -176,6 +177,7 @@ export function judged(
       targetHumanCommentIds: [],
       referenceComments: [],
       humanAnswerMarkdown: null,
+      ...extra,
     }),
   };
 }

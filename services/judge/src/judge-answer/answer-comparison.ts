@@ -22,7 +22,7 @@ export interface OrderedResult {
 
 export type JudgedFields = Pick<
   EvaluationJudgedV1,
-  'judgeEngine' | 'verdict' | 'abstentionCode' | 'verdictReason' | 'qualityScore' | 'aiGaps' | 'keyDifferences' | 'aiStrengths' | 'internalHandoffGaps' | 'targetHumanCommentIds' | 'referenceComments' | 'humanAnswerMarkdown' | 'eligibility' | 'feedbackContest'
+  'judgeEngine' | 'verdict' | 'abstentionCode' | 'verdictReason' | 'qualityScore' | 'aiGaps' | 'keyDifferences' | 'aiStrengths' | 'internalHandoffGaps' | 'targetHumanCommentIds' | 'referenceComments' | 'humanAnswerMarkdown' | 'eligibility' | 'feedbackContest' | 'crossCheck'
 >;
 
 export interface ComparisonOutcome {

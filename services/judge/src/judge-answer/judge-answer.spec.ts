@@ -89,6 +89,8 @@ describe('judge use case (embedded Postgres)', () => {
       const [evaluation] = bus.published;
       expect(evaluation).toMatchObject({ runId: 'run-1', verdict: 'human_better', qualityScore: 0, targetHumanCommentIds: ['c-3'], judgeEngine: 'builtin:rubric-judge-v4' });
       expect(evaluation.humanAnswerMarkdown).toBe(HUMAN_ANSWER.body);
+      // No model judge configured: nothing was cross-checked, and the message says nothing about it.
+      expect('crossCheck' in evaluation).toBe(false);
     }
     const frozen = await db.dataSource.manager.findOneByOrFail(FrozenTicketEntity, { runId: 'run-1' });
     expect(frozen).toMatchObject({ title: analysisRequested().ticket.title, customerComments: analysisRequested().ticket.comments, trigger: 'replay' });
@@ -287,6 +289,7 @@ describe('judge use case (embedded Postgres)', () => {
       expect(server.requests[0].body.messages[1].content).not.toMatch(/"(execution|failureCodes|evidenceAcquisition|providerQueryAttempts)"/);
       expect(bus.published).toHaveLength(1);
       expect(bus.published[0]).toMatchObject({ verdict: 'human_better', judgeEngine: 'builtin:rubric-judge-v4', eligibility: 'compared', targetHumanCommentIds: ['c-3'] });
+      expect(bus.published[0].crossCheck).toEqual({ engine: 'openai:judge-xl', verdict: 'human_better', agrees: true, reasonCode: 'determined_nothing' });
       // Both engines agree: nothing to record.
       expect(await db.dataSource.manager.count(JudgeDisagreementEntity)).toBe(0);
     } finally {
@@ -308,6 +311,8 @@ describe('judge use case (embedded Postgres)', () => {
       await deliver(tl(1, foreign));
       expect(bus.published[0]).toMatchObject({ verdict: 'human_better', judgeEngine: 'openai:judge-xl', eligibility: 'compared', aiGaps: ['does not identify the report query'], targetHumanCommentIds: ['c-3'] });
       expect(bus.published[0].verdictReason).toMatch(/^The built-in judge abstained \(JUDGE\.NEEDS_MODEL\); the model judged\./);
+      // The model's own verdict is published: nothing was cross-checked.
+      expect(bus.published[0].crossCheck).toBeNull();
       const row = await db.dataSource.manager.findOneByOrFail(EvaluationEntity, { runId: 'run-1' });
       expect(row.rawResults).toEqual([
         expect.objectContaining({ order: 'published_first', engine: 'openai', model: 'judge-xl', usage: { promptTokens: 900, completionTokens: 120 } }),
@@ -330,9 +335,28 @@ describe('judge use case (embedded Postgres)', () => {
       await deliver(answer);
       await deliver(tl(1));
       expect(bus.published[0]).toMatchObject({ verdict: 'human_better', judgeEngine: 'builtin:rubric-judge-v4' });
+      // The disagreement travels on evaluation.judged (codes only), for the reporter's dashboard.
+      expect(bus.published[0].crossCheck).toEqual({ engine: 'openai:lenient', verdict: 'equivalent', agrees: false, reasonCode: 'determined_nothing' });
       const row = await db.dataSource.manager.findOneByOrFail(JudgeDisagreementEntity, { runId: 'run-1' });
       expect(row).toMatchObject({ modelEngine: 'openai:lenient', modelVerdict: 'equivalent', builtinVerdict: 'human_better' });
       expect(row.builtinReason).toMatch(/determined nothing/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a model abstention on a decided case is a cross-check without agreement or disagreement', async () => {
+    const server = await startFakeChatCompletionsServer(() => {
+      const reply = modelReply({ comparison: 'not_comparable', abstentionCode: 'JUDGE.NEEDS_MODEL', humanAnswerCommentIds: [], reason: 'Cannot tell.' });
+      return { status: 200, json: chatCompletion(JSON.stringify(reply), { model: 'shy' }) };
+    });
+    try {
+      const { bus, deliver } = setup(openai(server, 'shy'));
+      await deliver(ticket);
+      await deliver(answer);
+      await deliver(tl(1));
+      expect(bus.published[0]).toMatchObject({ verdict: 'human_better', crossCheck: { engine: 'openai:shy', verdict: 'not_compared', agrees: null, reasonCode: 'determined_nothing' } });
+      expect(await db.dataSource.manager.count(JudgeDisagreementEntity)).toBe(0);
     } finally {
       await server.close();
     }
@@ -350,6 +374,7 @@ describe('judge use case (embedded Postgres)', () => {
       await deliver(tl(1, foreign));
       expect(bus.published[0]).toMatchObject({ verdict: 'not_compared', qualityScore: null, abstentionCode: 'JUDGE.ORDER_DISAGREEMENT', eligibility: 'undecided' });
       expect(bus.published[0].verdictReason).toMatch(/Position-bias guard/);
+      expect(bus.published[0].crossCheck).toBeNull();
       const row = await db.dataSource.manager.findOneByOrFail(EvaluationEntity, { runId: 'run-1' });
       expect(row.ordersAgree).toBe(false);
       expect(row.rawResults.map((r) => (r as { verdict: string }).verdict)).toEqual(['ai_better', 'human_better']);

@@ -1,7 +1,7 @@
 import type { BuiltinRegistry } from '@aoc/agent-runtime';
 import { JUDGE_INSTRUCTIONS } from '../judge-answer/judge-instructions';
 import { JudgeInputV1, type Comparison, type HumanRepliesV1, type JudgeModelOutputV1, type PublishedAnswerV1 } from '../judge-answer/judge-input.schema';
-import { decideComparison, type Ground } from './decide-comparison';
+import { decideComparison, type Ground, type RuleId } from './decide-comparison';
 import { compareFacts, type Source } from './fact-comparison';
 import { checkPreviousFeedback } from './feedback-check';
 import { contestPreviousFeedback, contestThisVersion, type FeedbackContest } from './feedback-contest';
@@ -53,6 +53,11 @@ function toComparison(verdict: Ground['verdict'], publishedLabel: 1 | 2): Compar
  * the decision.
  */
 export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
+  return rubricJudgment(input).output;
+}
+
+/** The rubric judge's output and the rule that decided it (`decide-comparison.ts`; a code, no text). */
+export function rubricJudgment(input: JudgeInputV1): { output: JudgeModelOutputV1; rule: RuleId } {
   const { published, human, publishedLabel } = sides(input);
   const sources = sourcesOf(input);
   const questionText = sources.map((s) => s.text).join('\n');
@@ -93,7 +98,7 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
       ? { answer1Gaps: r.aiGaps, answer1Strengths: r.aiStrengths, answer2Gaps: r.humanGaps, answer2Strengths: r.humanStrengths }
       : { answer1Gaps: r.humanGaps, answer1Strengths: r.humanStrengths, answer2Gaps: r.aiGaps, answer2Strengths: r.aiStrengths };
   const reason = ['Built-in rubric judge: facts compared unit-aware with their provenance and bearing; it abstains where meaning decides.', reasonOf(ground), ...r.summary, feedbackNote(feedback) ?? '', contest ? contestNote(contest) : ''].filter(Boolean).join(' ');
-  return {
+  const output: JudgeModelOutputV1 = {
     comparison: toComparison(ground.verdict, publishedLabel),
     reason: reason.slice(0, 2000),
     humanAnswerCommentIds: answer.ids,
@@ -107,6 +112,7 @@ export function rubricJudge(input: JudgeInputV1): JudgeModelOutputV1 {
     abstentionCode: ground.verdict === 'not_compared' ? ground.code : null,
     feedbackContest: contest ? { commentId: contest.commentId, scope: contest.scope, evidenceCommentIds: contest.evidence } : null,
   };
+  return { output, rule: ground.rule };
 }
 
 /** Registers the rubric judge as the built-in engine's answer to the Judge instructions. */

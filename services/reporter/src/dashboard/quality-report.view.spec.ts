@@ -59,6 +59,36 @@ describe('renderDailyReport', () => {
     expect(page).toContain('<td class="num">1 / 0</td>');
   });
 
+  it("lists the model judge's disagreements with the built-in verdicts (codes only), with counts and empty states", () => {
+    const disagreement = {
+      runId: 'run-7',
+      ticketKey: 'SUP-1049',
+      evaluationId: 'eval-7',
+      judgedAt: '2026-11-20T04:00:00.000Z',
+      builtinVerdict: 'human_better' as const,
+      modelVerdict: 'equivalent' as const,
+      modelEngine: 'openai:judge-xl',
+      reasonCode: 'ticket_value_ignored',
+    };
+    const page = renderDailyReport(dailyReportFixture({ judgeCrossCheck: { crossChecked: 4, disagreed: 1, disagreements: [disagreement] } }));
+    expect(page).toContain('<h2 id="judge-cross-check">Judge cross-check</h2>');
+    expect(page).toContain('<div class="value">4</div><div class="label">decided verdicts cross-checked by a model</div>');
+    expect(page).toContain('<div class="value">1<small> (25.0%)</small></div><div class="label">model disagreed</div>');
+    expect(page).toContain('<th>Built-in verdict</th><th>Model verdict</th><th>Model</th><th>Reason code</th>');
+    expect(page).toContain('<a class="mono" href="/runs/run-7">run-7</a>');
+    expect(page).toContain('<a href="/tickets/SUP-1049">SUP-1049</a>');
+    expect(page).toContain('<td class="mono">openai:judge-xl</td><td><code>ticket_value_ignored</code></td>');
+    expect(page.indexOf('human_better', page.indexOf('judge-disagreements'))).toBeLessThan(page.indexOf('equivalent', page.indexOf('judge-disagreements')));
+    expect(renderDailyReport(dailyReportFixture({ judgeCrossCheck: { crossChecked: 4, disagreed: 3, disagreements: [disagreement] } }))).toContain('The first 1 of 3 are listed.');
+    expect(renderDailyReport(dailyReportFixture({ judgeCrossCheck: { crossChecked: 2, disagreed: 0, disagreements: [] } }))).toContain('The model judge did not disagree with any cross-checked verdict in this period.');
+    expect(renderDailyReport(dailyReportFixture({ judgeCrossCheck: { crossChecked: 0, disagreed: 0, disagreements: [] } }))).toContain('No decided verdict was cross-checked by a model judge in this period.');
+    // A reader without the figures shows no section.
+    expect(renderDailyReport(dailyReportFixture())).not.toContain('judge-cross-check');
+    expect(renderWeeklyReport(weeklyReportFixture({ judgeCrossCheck: { crossChecked: 4, disagreed: 1, disagreements: [disagreement] } }))).toContain('<a class="mono" href="/runs/run-7">run-7</a>');
+    const hostile = renderDailyReport(dailyReportFixture({ judgeCrossCheck: { crossChecked: 1, disagreed: 1, disagreements: [{ ...disagreement, modelEngine: HOSTILE, reasonCode: HOSTILE }] } }));
+    expect(hostile).not.toMatch(/<script/i);
+  });
+
   it('escapes gap text', () => {
     expect(renderDailyReport(dailyReportFixture({ topGaps: [{ gap: HOSTILE, count: 1 }] }))).not.toMatch(/<script/i);
   });

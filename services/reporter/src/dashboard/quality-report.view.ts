@@ -83,6 +83,7 @@ ${
     ? html`<p class="empty">No gaps recorded in this period.</p>`
     : html`<table class="top-gaps"><thead><tr><th>Gap</th><th class="num">Answers</th></tr></thead><tbody>${report.topGaps.map((g) => html`<tr><td>${g.gap}</td><td class="num">${g.count}</td></tr>`)}</tbody></table>`
 }
+${judgeCrossCheckSection(report)}
 <h2 id="runtime-signals">Runtime signals</h2>
 ${
   report.runtimeSignals.length === 0
@@ -96,6 +97,24 @@ ${report.providerHealth.length > 0 ? html`<section class="card">${successRateCha
 ${providerDaysTable(report.providerHealth)}
 <p><a href="${href(['providers'], { from: report.period.from, to: report.period.to })}">Provider health charts for this period →</a></p>
 `;
+}
+
+/** Where a model judge cross-checked the built-in verdicts and disagreed: counts and codes, never ticket text. */
+function judgeCrossCheckSection(report: QualityReport): SafeHtml | string {
+  const c = report.judgeCrossCheck;
+  if (!c) return '';
+  const head = html`<h2 id="judge-cross-check">Judge cross-check</h2>
+<div class="stats">
+${stat('decided verdicts cross-checked by a model', c.crossChecked)}
+${stat('model disagreed', html`${c.disagreed}<small>${c.crossChecked === 0 ? '' : ` (${percent(c.disagreed / c.crossChecked)})`}</small>`)}
+</div>
+<p class="sub">The built-in judge's verdict is published; a configured model judge reads the same input and its differing verdict is listed here (a model abstention is no disagreement). Counted runs' current evaluations only.</p>`;
+  if (c.crossChecked === 0) return html`${head}<p class="empty">No decided verdict was cross-checked by a model judge in this period.</p>`;
+  if (c.disagreed === 0) return html`${head}<p class="empty">The model judge did not disagree with any cross-checked verdict in this period.</p>`;
+  const more = c.disagreed > c.disagreements.length ? html`<p class="sub">The first ${c.disagreements.length} of ${c.disagreed} are listed.</p>` : '';
+  return html`${head}<table class="judge-disagreements"><thead><tr><th>Run</th><th>Ticket</th><th>Built-in verdict</th><th>Model verdict</th><th>Model</th><th>Reason code</th><th>Judged</th></tr></thead><tbody>${c.disagreements.map(
+    (d) => html`<tr><td><a class="mono" href="${href(['runs', d.runId])}">${d.runId}</a></td><td><a href="${href(['tickets', d.ticketKey])}">${d.ticketKey}</a></td><td>${verdictBadge(d.builtinVerdict)}</td><td>${verdictBadge(d.modelVerdict)}</td><td class="mono">${d.modelEngine}</td><td>${d.reasonCode === null ? '' : html`<code>${d.reasonCode}</code>`}</td><td>${shanghaiTime(d.judgedAt)}</td></tr>`,
+  )}</tbody></table>${more}`;
 }
 
 function provider5xxTable(report: WeeklyReport): SafeHtml {

@@ -57,10 +57,13 @@ export class RecordRunHandler {
   async onJudged(evaluation: EvaluationJudgedV1, ctx: Pick<HandlerContext, 'manager'>): Promise<void> {
     const m = ctx.manager;
     await this.answers.lockTicket(m, evaluation.ticketKey);
+    // A model judge's cross-check (codes only); absent on messages without one and on older messages.
+    const check = evaluation.crossCheck ?? null;
     const inserted: unknown[] = await m.query(
       `INSERT INTO ${this.t.evaluations}
-         ("evaluation_id", "run_id", "verdict", "verdict_reason", "ai_gaps", "judged_at", "ticket_key", "answer_fingerprint", "judge_engine", "abstention_code", "revision", "target_comment_ids", "eligibility")
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $7, $8, $9, $10, $11, $12::jsonb, $13)
+         ("evaluation_id", "run_id", "verdict", "verdict_reason", "ai_gaps", "judged_at", "ticket_key", "answer_fingerprint", "judge_engine", "abstention_code", "revision", "target_comment_ids", "eligibility",
+          "cross_check_engine", "cross_check_verdict", "cross_check_agrees", "cross_check_reason_code")
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz, $7, $8, $9, $10, $11, $12::jsonb, $13, $14, $15, $16::boolean, $17)
        ON CONFLICT ("evaluation_id") DO NOTHING
        RETURNING "evaluation_id"`,
       [
@@ -77,6 +80,10 @@ export class RecordRunHandler {
         evaluation.revision,
         JSON.stringify(evaluation.targetHumanCommentIds),
         evaluation.eligibility ?? null,
+        check?.engine ?? null,
+        check?.verdict ?? null,
+        check?.agrees ?? null,
+        check?.reasonCode ?? null,
       ],
     );
     if (inserted.length > 0) await this.answers.refresh(m, evaluation.ticketKey);

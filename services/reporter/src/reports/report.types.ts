@@ -70,6 +70,31 @@ export interface FunnelCounts {
   feedbackByAction: { accept: number; revise: number; wrong: number; human: number };
 }
 
+/** A counted run whose current decided verdict the model judge's cross-check disagreed with (codes only, no ticket text). */
+export interface JudgeDisagreementRow {
+  runId: string;
+  ticketKey: string;
+  evaluationId: string;
+  judgedAt: string;
+  /** The verdict the built-in judge decided (the published one). */
+  builtinVerdict: Verdict;
+  modelVerdict: Verdict;
+  /** The model judge (engine:model). */
+  modelEngine: string;
+  /** The built-in judge's rule that decided its verdict (e.g. ticket_value_ignored); null when the Judge did not say. */
+  reasonCode: string | null;
+}
+
+/** The model judge's cross-checks of the counted runs' current decided verdicts (evaluation.judged `crossCheck`). */
+export interface JudgeCrossCheckSummary {
+  /** Counted runs whose current decided verdict a model judge cross-checked. */
+  crossChecked: number;
+  /** Of those, the ones where the model gave a different verdict (a model abstention is no disagreement). */
+  disagreed: number;
+  /** The disagreements by publication time, at most `DISAGREEMENTS_LISTED` of them (`disagreed` counts all). */
+  disagreements: JudgeDisagreementRow[];
+}
+
 export interface QualityReport {
   period: { kind: 'daily' | 'weekly'; from: ShanghaiDate; to: ShanghaiDate };
   /** The tenant whose runs the figures count; null: every tenant's. */
@@ -90,6 +115,8 @@ export interface QualityReport {
   anchors?: AnchorCounts;
   /** Counted runs whose answer version carries `/ao human` (a Judge review was asked for). */
   judgeReviewRequested?: number;
+  /** Where a model judge cross-checked the built-in verdicts, and where it disagreed. */
+  judgeCrossCheck?: JudgeCrossCheckSummary;
 }
 
 export interface Weekly5xxRow {

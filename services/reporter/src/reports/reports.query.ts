@@ -8,6 +8,7 @@ import type {
   AnswerVersionView,
   EvaluationRevisionView,
   GapCount,
+  JudgeCrossCheckSummary,
   ProviderDayHealth,
   ProviderDayOverall,
   QualityReport,
@@ -26,6 +27,9 @@ export interface SqlReportsReaderOptions {
   /** How many gaps `topGaps` lists. */
   topGaps?: number;
 }
+
+/** How many cross-check disagreements a report lists (the count covers all of them). */
+export const DISAGREEMENTS_LISTED = 100;
 
 /** Verdicts in the order reports list them; counts of zero are listed too. */
 const VERDICT_ORDER: readonly (Verdict | 'unjudged')[] = [...VerdictSchema.options, 'unjudged'];
@@ -124,6 +128,17 @@ interface AnswerRow {
   quality_source: 'feedback' | 'judge' | 'none' | null;
   judge_review_requested: boolean | null;
   evidence_status: string | null;
+}
+
+interface DisagreementRow {
+  run_id: string;
+  ticket_key: string;
+  evaluation_id: string;
+  judged_at: Date;
+  verdict: Verdict;
+  cross_check_verdict: Verdict;
+  cross_check_engine: string;
+  cross_check_reason_code: string | null;
 }
 
 interface FeedbackRow {
@@ -252,6 +267,7 @@ export class SqlReportsReader implements ReportsReader {
       bounds,
     );
     const health = await this.health(m, period, tenant);
+    const judgeCrossCheck = await this.crossChecks(m, bounds);
     const byAction = new Map(feedbackRows.map((f) => [f.action, f.count]));
     const verdicts: VerdictCount[] = VERDICT_ORDER.map((verdict) => ({ verdict, count: summary[`v_${verdict}`] }));
     const runtimeSignals: RuntimeSignalRow[] = runtime.map((r) => ({
@@ -290,6 +306,49 @@ export class SqlReportsReader implements ReportsReader {
       },
       anchors: { publicReply: summary.anchor_public, internalComment: summary.anchor_internal },
       judgeReviewRequested: summary.review,
+      judgeCrossCheck,
+    };
+  }
+
+  /**
+   * The model judge's cross-checks of the counted runs' current evaluations (the one the verdict
+   * counts come from), decided ones only: how many were cross-checked, how many it disagreed with
+   * (a different verdict; a model abstention is none), and those listed. Codes only: verdicts,
+   * engine and the built-in rule, never texts. `bounds` is the period and tenant of the report.
+   */
+  private async crossChecks(m: EntityManager, bounds: unknown[]): Promise<JudgeCrossCheckSummary> {
+    const t = this.t;
+    const checked = `FROM counted c
+         JOIN ${t.evaluations} e ON e."evaluation_id" = c."evaluation_id"
+        WHERE e."verdict" <> 'not_compared' AND e."cross_check_verdict" IS NOT NULL`;
+    const [counts]: { cross_checked: number; disagreed: number }[] = await m.query(
+      `WITH ${countedRunsSql(t)}
+       SELECT count(*)::int AS cross_checked, count(*) FILTER (WHERE e."cross_check_agrees" = false)::int AS disagreed
+         ${checked}`,
+      bounds,
+    );
+    const rows: DisagreementRow[] = await m.query(
+      `WITH ${countedRunsSql(t)}
+       SELECT c."run_id", c."ticket_key", e."evaluation_id", e."judged_at", e."verdict",
+              e."cross_check_verdict", e."cross_check_engine", e."cross_check_reason_code"
+         ${checked} AND e."cross_check_agrees" = false
+        ORDER BY c."published_at", c."run_id" COLLATE "C"
+        LIMIT $4`,
+      [...bounds, DISAGREEMENTS_LISTED],
+    );
+    return {
+      crossChecked: counts.cross_checked,
+      disagreed: counts.disagreed,
+      disagreements: rows.map((r) => ({
+        runId: r.run_id,
+        ticketKey: r.ticket_key,
+        evaluationId: r.evaluation_id,
+        judgedAt: r.judged_at.toISOString(),
+        builtinVerdict: r.verdict,
+        modelVerdict: r.cross_check_verdict,
+        modelEngine: r.cross_check_engine,
+        reasonCode: r.cross_check_reason_code,
+      })),
     };
   }
 

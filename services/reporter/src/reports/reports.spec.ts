@@ -1,3 +1,4 @@
+import type { Verdict } from '@aoc/contracts';
 import { ALL_EVENTS as ALL, DAY, WEEK } from '../../test/daily-fixture';
 import { execution, judged, published, startEmbeddedReporter, type ReporterEvent, type ReporterHarness } from '../../test/reporter-harness';
 import type { QualityReport } from './report.types';
@@ -222,6 +223,60 @@ describe('reports (embedded Postgres, real migrations, events through the handle
     expect((await h.reader.daily(DAY, 'initech')).runsCounted).toBe(0);
     // Every tenant's figures include the run no configured tenant owns.
     expect(await h.reader.daily(DAY)).toMatchObject({ tenant: null, runsCounted: 4 });
+  }, 60000);
+
+  it("stores the model judge's cross-checks and lists its disagreements per period and tenant, never another tenant's", async () => {
+    await h.reset();
+    const at = '2026-11-20T10:00:00+08:00';
+    const judgedAt = '2026-11-20T12:00:00+08:00';
+    const check = (verdict: Verdict, agrees: boolean | null, reasonCode: string | null = 'ticket_value_ignored') => ({ crossCheck: { engine: 'openai:judge-xl', verdict, agrees, reasonCode } });
+    await h.deliver(
+      published('a1', 'ACME-1', at, { tenant: 'acme' }),
+      published('a2', 'ACME-2', at, { tenant: 'acme' }),
+      published('a3', 'ACME-3', at, { tenant: 'acme' }),
+      published('a4', 'ACME-4', at, { tenant: 'acme' }),
+      published('g1', 'GLX-1', at, { tenant: 'globex' }),
+      published('g2', 'GLX-2', '2026-11-21T10:00:00+08:00', { tenant: 'globex' }),
+      // acme: one disagreement, one agreement, one model abstention, one without any model judge.
+      judged('e-a1', 'a1', 'ACME-1', 'a1', 'human_better', judgedAt, [], check('equivalent', false)),
+      judged('e-a2', 'a2', 'ACME-2', 'a2', 'equivalent', judgedAt, [], check('equivalent', true, 'covered')),
+      judged('e-a3', 'a3', 'ACME-3', 'a3', 'ai_better', judgedAt, [], check('not_compared', null, 'risk_missed')),
+      judged('e-a4', 'a4', 'ACME-4', 'a4', 'equivalent', judgedAt),
+      // globex: a disagreement on the day, and one on the next day.
+      judged('e-g1', 'g1', 'GLX-1', 'g1', 'different_but_valid', judgedAt, [], check('human_better', false, 'late_mechanism_next_step')),
+      judged('e-g2', 'g2', 'GLX-2', 'g2', 'equivalent', '2026-11-21T12:00:00+08:00', [], check('ai_better', false, 'covered')),
+    );
+    const stored: unknown[] = await h.dataSource.query(
+      `SELECT "evaluation_id", "cross_check_engine", "cross_check_verdict", "cross_check_agrees", "cross_check_reason_code" FROM ${h.tables.evaluations} WHERE "evaluation_id" IN ('e-a1', 'e-a3', 'e-a4') ORDER BY 1`,
+    );
+    expect(stored).toEqual([
+      { evaluation_id: 'e-a1', cross_check_engine: 'openai:judge-xl', cross_check_verdict: 'equivalent', cross_check_agrees: false, cross_check_reason_code: 'ticket_value_ignored' },
+      { evaluation_id: 'e-a3', cross_check_engine: 'openai:judge-xl', cross_check_verdict: 'not_compared', cross_check_agrees: null, cross_check_reason_code: 'risk_missed' },
+      { evaluation_id: 'e-a4', cross_check_engine: null, cross_check_verdict: null, cross_check_agrees: null, cross_check_reason_code: null },
+    ]);
+
+    const acme = await h.reader.daily(DAY, 'acme');
+    expect(acme.judgeCrossCheck).toEqual({
+      crossChecked: 3,
+      disagreed: 1,
+      disagreements: [
+        { runId: 'a1', ticketKey: 'ACME-1', evaluationId: 'e-a1', judgedAt: '2026-11-20T04:00:00.000Z', builtinVerdict: 'human_better', modelVerdict: 'equivalent', modelEngine: 'openai:judge-xl', reasonCode: 'ticket_value_ignored' },
+      ],
+    });
+    const globex = await h.reader.daily(DAY, 'globex');
+    expect(globex.judgeCrossCheck).toMatchObject({ crossChecked: 1, disagreed: 1, disagreements: [{ runId: 'g1', builtinVerdict: 'different_but_valid', modelVerdict: 'human_better' }] });
+    // Another tenant's disagreements never appear; a tenant with none has none.
+    expect(acme.judgeCrossCheck?.disagreements.map((d) => d.runId)).not.toContain('g1');
+    expect(globex.judgeCrossCheck?.disagreements.map((d) => d.runId)).not.toContain('a1');
+    expect((await h.reader.daily(DAY, 'initech')).judgeCrossCheck).toEqual({ crossChecked: 0, disagreed: 0, disagreements: [] });
+    // The period decides too: the week holds both of globex's, the next day only the second.
+    expect((await h.reader.weekly(WEEK, 'globex')).judgeCrossCheck?.disagreements.map((d) => d.runId)).toEqual(['g1', 'g2']);
+    expect((await h.reader.daily('2026-11-21', 'globex')).judgeCrossCheck).toMatchObject({ crossChecked: 1, disagreed: 1, disagreements: [{ runId: 'g2' }] });
+    // Every tenant's view holds them all.
+    expect((await h.reader.daily(DAY)).judgeCrossCheck).toMatchObject({ crossChecked: 4, disagreed: 2 });
+    // A later evaluation of the same answer version without a disagreement replaces it in the report.
+    await h.deliver(judged('e-a1b', 'a1', 'ACME-1', 'a1', 'human_better', '2026-11-20T13:00:00+08:00', [], check('human_better', true, 'determined_nothing')));
+    expect((await h.reader.daily(DAY, 'acme')).judgeCrossCheck).toEqual({ crossChecked: 3, disagreed: 0, disagreements: [] });
   }, 60000);
 
   it('rejects malformed parameters naming the field', async () => {

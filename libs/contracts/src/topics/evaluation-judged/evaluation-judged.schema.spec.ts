@@ -32,4 +32,21 @@ describe('evaluation.judged eligibility and feedback contest', () => {
     expect(paths({ ...sample(), feedbackContest: null })).toEqual([]);
     expect(paths({ ...sample(), feedbackContest: { ...contest, evidenceCommentIds: [] } })).toEqual(['feedbackContest.evidenceCommentIds']);
   });
+
+  it('a model cross-check is optional (older messages have none), bounded, and only on a decided verdict', () => {
+    const older = { ...sample() };
+    delete older['crossCheck'];
+    expect(EvaluationJudgedV1.parse(older).crossCheck).toBeUndefined();
+    const check = { engine: 'openai:judge-xl', verdict: 'human_better', agrees: false, reasonCode: 'covered' };
+    expect(paths({ ...sample(), crossCheck: check })).toEqual([]);
+    expect(paths({ ...sample(), crossCheck: null })).toEqual([]);
+    expect(paths({ ...sample(), crossCheck: { ...check, verdict: 'equivalent', agrees: true } })).toEqual([]);
+    expect(paths({ ...sample(), crossCheck: { ...check, verdict: 'not_compared', agrees: null, reasonCode: null } })).toEqual([]);
+    // agrees must say what the two verdicts say; null only for a model abstention.
+    expect(paths({ ...sample(), crossCheck: { ...check, agrees: true } })).toEqual(['crossCheck.agrees']);
+    expect(paths({ ...sample(), crossCheck: { ...check, agrees: null } })).toEqual(['crossCheck.agrees']);
+    expect(paths({ ...sample(), crossCheck: { ...check, engine: 'x'.repeat(65) } })).toEqual(['crossCheck.engine']);
+    expect(paths({ ...sample(), crossCheck: { ...check, reasonCode: 'Free text from a ticket' } })).toEqual(['crossCheck.reasonCode']);
+    expect(paths({ ...sample(), verdict: 'not_compared', qualityScore: null, abstentionCode: 'JUDGE.NEEDS_MODEL', crossCheck: check })).toEqual(['crossCheck']);
+  });
 });

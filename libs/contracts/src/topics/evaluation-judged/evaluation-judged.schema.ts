@@ -13,6 +13,28 @@ export function expectedQualityScore(verdict: Verdict): 0 | 1 | null {
   return 1;
 }
 
+/**
+ * How a model judge's verdict compares with the verdict the built-in judge decided (and the Judge
+ * published) on the same input. Codes only, no ticket text: it reaches the dashboard as it is.
+ */
+export const EvaluationCrossCheckV1 = z
+  .object({
+    engine: z.string().min(1).max(64).describe('The model judge that cross-checked (engine:model)'),
+    verdict: Verdict.describe("The model judge's verdict on the same input (both answer orders)"),
+    agrees: z
+      .boolean()
+      .nullable()
+      .describe('true: the same verdict; false: a different verdict (a disagreement); null: the model abstained (not_compared), which is no disagreement'),
+    reasonCode: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a reason code is a lower-case rule id')
+      .nullable()
+      .describe("The built-in judge's rule that decided the published verdict (e.g. ticket_value_ignored); null when not known"),
+  })
+  .refine((c) => (c.agrees === null) === (c.verdict === 'not_compared'), { message: 'agrees is null exactly when the model abstained', path: ['agrees'] })
+  .describe("A model judge's cross-check of a built-in verdict");
+export type EvaluationCrossCheckV1 = z.infer<typeof EvaluationCrossCheckV1>;
+
 export const EvaluationJudgedKeyV1 = TicketKey;
 export const EvaluationJudgedV1 = z.object({
   evaluationId: z.string().min(1).max(128).describe('One judgment: the answer version with the human replies and review requests it was judged against'),
@@ -49,11 +71,22 @@ export const EvaluationJudgedV1 = z.object({
     .nullable()
     .optional()
     .describe('Explicit /ao feedback that facts in the timeline contest (the feedback still owns the quality projection); absent or null when none'),
+  // Optional for the same reason as `eligibility`: messages written before the field parse unchanged.
+  crossCheck: EvaluationCrossCheckV1.nullable()
+    .optional()
+    .describe(
+      'A model judge cross-checked the verdict the built-in judge decided and published; null when a model judge is configured but nothing was cross-checked (the built-in judge abstained, or the model judged); absent without a model judge and on older messages',
+    ),
 })
   .refine((e) => e.verdict === 'not_compared' || e.abstentionCode === null, { message: 'abstentionCode is only set for not_compared', path: ['abstentionCode'] })
   .refine((e) => e.eligibility === undefined || (e.eligibility === 'compared') === (e.verdict !== 'not_compared'), {
     message: 'eligibility is compared exactly when a verdict was given',
     path: ['eligibility'],
+  })
+  .refine((e) => !e.crossCheck || e.verdict !== 'not_compared', { message: 'only a decided verdict is cross-checked', path: ['crossCheck'] })
+  .refine((e) => !e.crossCheck || e.crossCheck.agrees === null || e.crossCheck.agrees === (e.crossCheck.verdict === e.verdict), {
+    message: 'agrees says whether the model verdict equals the published verdict',
+    path: ['crossCheck', 'agrees'],
   })
   .refine((e) => e.qualityScore === expectedQualityScore(e.verdict), {
   message: 'qualityScore must be 1 for ai_better|equivalent|different_but_valid, 0 for human_better, null for not_compared',
