@@ -29,7 +29,7 @@ export interface ConditionResult {
 }
 
 /** Conditions that read a state rather than a change: they stand on their own, whatever changed first. */
-const STATE_KINDS: ReadonlySet<Condition['kind']> = new Set(['atLimit', 'level', 'nearEmpty', 'event', 'log', 'statement', 'count', 'skew']);
+const STATE_KINDS: ReadonlySet<Condition['kind']> = new Set(['atLimit', 'level', 'nearEmpty', 'event', 'log', 'statement', 'count', 'skew', 'tracks']);
 
 const scaled = (st: SignalState, v: number | null) => (v === null ? null : v * st.signal.scale);
 /** A raw value of a series in its family's unit, for wording. */
@@ -255,6 +255,26 @@ function outpaces(c: Extract<Condition, { kind: 'outpaces' }>, ctx: EvidenceCont
   return ratio >= c.factor ? holds(c.family, text, factorMagnitude(ratio), a.signal.shiftAt) : fails(c.family, text);
 }
 
+/** Two steady rises that start this close together started together. */
+const TOGETHER_MS = 10 * 60_000;
+
+function tracks(c: Extract<Condition, { kind: 'tracks' }>, ctx: EvidenceContext): ConditionResult {
+  const a = worst(ctx, c.family);
+  const b = worst(ctx, c.other);
+  if (!a) return notMeasured(c.family);
+  if (!b) return notMeasured(c.other);
+  if (a.signal.unit !== b.signal.unit) return unknown(c.family, `${label(c.family)} and ${label(c.other)} are not in one unit, so their rates cannot be compared`);
+  const sa = a.shape === 'ramp' && a.rampPerHour !== null ? a.rampPerHour * a.signal.scale : null;
+  const sb = b.shape === 'ramp' && b.rampPerHour !== null ? b.rampPerHour * b.signal.scale : null;
+  if (sa === null || sb === null || sa <= 0 || sb <= 0) return fails(c.family, `${label(c.family)} and ${label(c.other)} did not climb steadily together`);
+  const ratio = Math.max(sa, sb) / Math.min(sa, sb);
+  const ta = onsetOf(a, ctx);
+  const tb = onsetOf(b, ctx);
+  const together = ta === null || tb === null || Math.abs(ta - tb) <= TOGETHER_MS;
+  const text = `${label(c.family)} grew by ${val(a, a.rampPerHour)} per hour while ${label(c.other)} grew by ${val(b, b.rampPerHour)} per hour${ta !== null && tb !== null ? `, from ${clock(ta)} and ${clock(tb)}` : ''}`;
+  return ratio <= c.within && together ? holds(c.family, `${text}: they grew in step`, 0.9, ta !== null && tb !== null ? Math.min(ta, tb) : (ta ?? tb)) : fails(c.family, text);
+}
+
 function before(c: Extract<Condition, { kind: 'before' }>, ctx: EvidenceContext): ConditionResult {
   const a = worst(ctx, c.first);
   const b = worst(ctx, c.then);
@@ -350,7 +370,7 @@ function quiet(ctx: EvidenceContext): ConditionResult {
  * volume run out, a statement or session count. A level over a threshold (CPU at 90 %) is a
  * state too, but as often the effect of another cause as a cause of its own.
  */
-const NAMING_KINDS: ReadonlySet<Condition['kind']> = new Set(['atLimit', 'nearEmpty', 'event', 'log', 'statement', 'count']);
+const NAMING_KINDS: ReadonlySet<Condition['kind']> = new Set(['atLimit', 'nearEmpty', 'event', 'log', 'statement', 'count', 'tracks']);
 
 export function evaluateCondition(c: Condition, ctx: EvidenceContext): ConditionResult {
   const r = evaluate(c, ctx);
@@ -382,6 +402,8 @@ function evaluate(c: Condition, ctx: EvidenceContext): ConditionResult {
       return outpaces(c, ctx);
     case 'before':
       return before(c, ctx);
+    case 'tracks':
+      return tracks(c, ctx);
     case 'skew':
       return skew(c, ctx);
     case 'event':

@@ -44,6 +44,12 @@ export const ConditionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('steady'), family: Family, within: Share }).strict(),
   /** `family` changed at least `factor` times more than `other` did (lag grew far faster than writes). */
   z.object({ kind: z.literal('outpaces'), family: Family, other: Family, factor: Factor }).strict(),
+  /**
+   * `family` climbs in step with `other` (both steady rises in one unit, slopes within `within` times
+   * each other, starting together): a replica's replay lag that grows second for second with the age
+   * of the query holding it.
+   */
+  z.object({ kind: z.literal('tracks'), family: Family, other: Family, within: Factor }).strict(),
   /** The change of `first` began before (or with) that of `then`. */
   z.object({ kind: z.literal('before'), first: Family, then: Family }).strict(),
   /** The lead series of the family is at least `atLeast` times the next one (one store, one node). */
@@ -87,6 +93,7 @@ export function conditionFamilies(c: Condition): string[] {
     case 'nearEmpty':
       return c.capacity ? [c.family, c.capacity] : [c.family];
     case 'outpaces':
+    case 'tracks':
       return [c.family, c.other];
     case 'before':
       return [c.first, c.then];

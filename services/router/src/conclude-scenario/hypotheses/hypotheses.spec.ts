@@ -322,6 +322,22 @@ describe('hypotheses', () => {
     expect(evaluateCondition({ kind: 'steady', family: 'statement_latency', within: 0.2 }, buildContext([slow], WINDOW, null)).result).toBe('holds');
   });
 
+  it('a replica lag that grows second for second with a query\'s age is that query holding replay, not a replica short of capacity', () => {
+    const ramp = [2, 3, 170, 470, 770, 1070, 1370, 1670, 1970, 2270, 2570, 2880];
+    const lag = metric({ family: 'replication_lag', unit: 'seconds', shape: ramp, score: 9, shiftMinute: 10, slope: 3350, prior: 1.6 });
+    const writes = metric({ family: 'commits', unit: 'per_second', shape: flat(115), prior: 112 });
+    const age = metric({ family: 'transaction_age', unit: 'seconds', shape: ramp.map((v) => v + 60), score: 9, shiftMinute: 5, slope: 3300, prior: 0 });
+    const held = testHypotheses(thread('replication-lag', ['replication_lag']), [lag, writes, age]);
+    expect(held.lead?.mode.id).toBe('replication-lag-replica-query');
+    const capacity = held.hypotheses.find((h) => h.mode.id === 'replication-lag-replica-capacity');
+    expect(capacity?.verdict).toBe('refuted');
+    expect(capacity?.deciding[0]).toMatch(/replica lag grew by .* per hour while oldest open transaction grew by .* per hour.*: they grew in step/);
+    // A short transaction that does not grow with the lag leaves the starved replica as the cause.
+    const short = metric({ family: 'transaction_age', unit: 'seconds', shape: [1, 2, 1, 3, 90, 2, 1, 2, 1, 2, 1, 2], score: 3, prior: 1 });
+    const starved = testHypotheses(thread('replication-lag', ['replication_lag']), [lag, writes, short]);
+    expect(starved.lead?.mode.id).toBe('replication-lag-replica-capacity');
+  });
+
   it('is never healthy while the symptom the scenario asks about left its usual level, however flat latency and traffic stayed', () => {
     const steady = [metric({ family: 'statement_latency', unit: 'seconds', shape: flat(0.3), prior: 0.3 }), metric({ family: 'statement_rate', unit: 'per_second', shape: flat(270), prior: 270 })];
     const lag = metric({ family: 'replication_lag', unit: 'seconds', shape: [0, 0, 0, 0, 0, 0, 30, 60, 90, 120, 150, 180], score: 9, shiftMinute: 30, prior: 0 });
