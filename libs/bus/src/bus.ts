@@ -18,6 +18,7 @@ import {
   consumerGroupPrefix,
 } from '@aoc/contracts';
 import { errorCodeOf, errorMessageOf, isRetryable } from '@aoc/errors';
+import { busMetrics, type BusHandlerOutcome } from '@aoc/telemetry';
 import type { EntityManager } from 'typeorm';
 import { BusAclError, BusError, describeIssues, type BusErrorCode } from './bus-errors';
 import type { BusStore, BusTransaction } from './store/bus-store';
@@ -140,6 +141,8 @@ export class Bus {
   private relayRunning: Promise<void> | null = null;
   private relayAgain = false;
   private started = false;
+  /** Removes this bus's gauge sources (outbox backlog, consumer lag) on stop. */
+  private unobserve: (() => void)[] = [];
   private readonly tracer = trace.getTracer('@aoc/bus');
   private readonly contracts: ContractsView;
 
@@ -213,6 +216,7 @@ export class Bus {
       this.subscriptions.push(sub);
     }
     this.started = true;
+    this.observeGauges();
     this.relayTimer = setInterval(() => this.kickRelay(), this.relayIntervalMs);
     this.relayTimer.unref();
     this.kickRelay();
@@ -220,6 +224,7 @@ export class Bus {
   }
 
   async stop(): Promise<void> {
+    for (const remove of this.unobserve.splice(0)) remove();
     if (this.relayTimer) clearInterval(this.relayTimer);
     this.relayTimer = null;
     for (const s of this.subscriptions.splice(0)) await s.stop();
@@ -246,6 +251,17 @@ export class Bus {
   async flush(): Promise<void> {
     this.kickRelay();
     while (this.relayRunning) await this.relayRunning;
+  }
+
+  /** Gauges read at each scrape: rows waiting in this role's outbox, and the lag of its consumers. */
+  private observeGauges(): void {
+    const role = this.role;
+    this.unobserve.push(
+      busMetrics.outboxBacklog.observe(async () => [{ labels: { role }, value: await this.store.pendingOutboxCount() }]),
+      busMetrics.consumerLag.observe(() =>
+        (this.transport.consumerLag?.() ?? []).map((l) => ({ labels: { role, consumer_group: l.groupId, topic: l.topic, partition: l.partition }, value: l.lag })),
+      ),
+    );
   }
 
   private track<T>(p: Promise<T>): Promise<T> {
@@ -401,6 +417,9 @@ export class Bus {
       },
       parent,
       async (span) => {
+        const timer = busMetrics.handlerDuration.startTimer();
+        // Anything escaping below is redelivered by the transport.
+        let outcome: BusHandlerOutcome = 'redelivered';
         try {
           for (let attempt = 1; ; attempt++) {
             try {
@@ -409,6 +428,7 @@ export class Bus {
               if (registration.prepare) {
                 if (await this.store.isProcessed(group, envelope.messageId)) {
                   span.setAttribute('aoc.duplicate', true);
+                  outcome = 'duplicate';
                   return;
                 }
                 prepared = await registration.prepare(payload.data, meta);
@@ -422,6 +442,7 @@ export class Bus {
                 return true;
               });
               if (!processed) span.setAttribute('aoc.duplicate', true);
+              outcome = processed ? 'processed' : 'duplicate';
               span.setAttribute('aoc.attempts', attempt);
               if (published > 0) this.kickRelay();
               return;
@@ -430,16 +451,19 @@ export class Bus {
               if (retryable && attempt < this.retry.maxAttempts) {
                 const delay = Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
                 this.logger.warn('handler failed; retrying', { role: this.role, topic: topic.name, attempt, code: errorCodeOf(error), runId });
+                busMetrics.retries.add({ role: this.role, topic: topic.name, code: errorCodeOf(error) });
                 await sleep(delay);
                 continue;
               }
               const code: BusErrorCode = retryable ? 'BUS.RETRIES_EXHAUSTED' : 'BUS.HANDLER_REJECTED';
               span.setStatus({ code: SpanStatusCode.ERROR, message: code });
               await fail(code, `${errorCodeOf(error)}: ${errorMessageOf(error)}`, envelope.messageId, runId, attempt);
+              outcome = 'dead_lettered';
               return;
             }
           }
         } finally {
+          timer({ role: this.role, topic: topic.name, outcome });
           span.end();
         }
       },
@@ -485,6 +509,7 @@ export class Bus {
     });
     if (written) {
       this.logger.warn('message dead-lettered', { role: this.role, topic: raw.topic, group, errorCode, reason: letter.reason, runId });
+      busMetrics.deadLetters.add({ role: this.role, topic: raw.topic, code: errorCode });
       this.kickRelay();
     }
   }

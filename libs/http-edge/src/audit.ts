@@ -27,9 +27,15 @@ export function auditTargetOf(params: Readonly<Record<string, string>> | undefin
  * The audit event of a finished request, or null for what needs none (the sign-in page itself).
  * Token values, cookies and bodies are never part of it.
  */
+/** Paths machines read on every role: liveness, readiness and the metrics scrape. */
+const MACHINE_READS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
 export function auditEventOf(request: EdgeRequest & { route?: { path?: string }; params?: Record<string, string> }, status: number, at: Date): AuditEvent | null {
   const path = request.route?.path ?? (request.originalUrl ?? request.url).split('?')[0];
   if (request.method.toUpperCase() === 'GET' && path === '/auth/sign-in') return null;
+  // Probes and scrapes come every few seconds, carry no credential and read no customer data: an
+  // answered one is no event worth a row; a refused or failed one still is.
+  if (request.method.toUpperCase() === 'GET' && MACHINE_READS.has(path) && status < 400) return null;
   const p = request.principal;
   return {
     at,

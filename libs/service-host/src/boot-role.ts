@@ -1,8 +1,8 @@
 import { ApiTokenEntity, DEFAULT_AUTH_SETTINGS, type AuthSettings } from '@aoc/auth';
-import { Bus, BusServer, DEFAULT_BUS_RETENTION, PostgresBusStore, type BusRetention } from '@aoc/bus';
+import { Bus, BusServer, DEFAULT_BUS_RETENTION, PostgresBusStore, type BusRetention, type ContractsView } from '@aoc/bus';
 import { edgeModule, installHttpEdge } from '@aoc/http-edge';
 import { createServiceDataSource, migrateSchema, schemaOf } from '@aoc/persistence';
-import { createLogger, type Logger } from '@aoc/telemetry';
+import { createLogger, startMetrics, type Logger } from '@aoc/telemetry';
 import type { INestApplication, INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
@@ -23,14 +23,18 @@ export interface BootRoleOptions {
   dataSource: DataSource;
   /** Serve the role's HTTP API on this port (0 = any free port); omit for no HTTP. */
   httpPort?: number;
-  /** A role without an HTTP API serves /healthz and /readyz on this port (0 = any free port); omit for none. */
+  /** A role without an HTTP API serves /healthz, /readyz and /metrics on this port (0 = any free port); omit for none. */
   managementPort?: number;
+  /** Address the HTTP and management servers bind (loopback when omitted). */
+  bindHost?: string;
   logger?: Logger;
   /** Who may call the HTTP API; deny by default (no anonymous access, no OIDC). */
   auth?: AuthSettings;
   retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number };
   /** How long the bus keeps sent outbox rows and inbox rows (pruned hourly). */
   busRetention?: BusRetention;
+  /** The topic registry and role matrix the bus checks; the contracts' by default (tests pass private topics). */
+  contracts?: ContractsView;
 }
 
 /** How often the bus's bookkeeping is pruned. */
@@ -41,7 +45,7 @@ export interface BootedRole {
   readonly app: INestApplication | INestMicroservice;
   /** Base URL of the HTTP API when one is served. */
   readonly httpUrl: string | null;
-  /** Base URL of the probes: the HTTP API's, or the management port's. */
+  /** Base URL of the probes and of /metrics: the HTTP API's, or the management port's. */
   readonly healthUrl: string | null;
   readonly health: RoleHealth;
   get<T>(token: abstract new (...args: never[]) => T): T;
@@ -67,6 +71,8 @@ export async function migrateRole(definition: ServiceDefinition, url: string): P
 export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
   const { definition } = options;
   const logger = options.logger ?? createLogger(definition.role);
+  // The process's metrics (already running when the entry point started telemetry): served on /metrics where the probes are.
+  startMetrics({ serviceName: `aoc-${definition.role}` });
   const schema = schemaOf(definition.role);
   const store = new PostgresBusStore(options.dataSource, schema);
   const bus = new Bus({
@@ -76,6 +82,7 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
     publishes: definition.publishes,
     logger,
     retry: options.retry,
+    contracts: options.contracts,
   });
   const runtime: RoleRuntime = { role: definition.role, schema, bus, dataSource: options.dataSource, logger };
   const module = definition.module(runtime);
@@ -95,14 +102,14 @@ export async function bootRole(options: BootRoleOptions): Promise<BootedRole> {
     // Bus controllers carry @UseFilters(BusErrorPassthroughFilter) themselves.
     http.connectMicroservice({ strategy }, { inheritAppConfig: false });
     await http.startAllMicroservices();
-    await http.listen(options.httpPort, '127.0.0.1');
+    await http.listen(options.httpPort, options.bindHost ?? '127.0.0.1');
     httpUrl = (await http.getUrl()).replace('[::1]', '127.0.0.1');
     app = http;
   } else {
     const ms = await NestFactory.createMicroservice(module, { strategy, logger: ['error', 'warn'] });
     await ms.listen();
     app = ms;
-    if (options.managementPort !== undefined) management = await startManagementServer(health, options.managementPort);
+    if (options.managementPort !== undefined) management = await startManagementServer(health, options.managementPort, options.bindHost);
   }
   housekeeping.start(
     PRUNE_EVERY_MS,

@@ -1,5 +1,6 @@
 import { Access } from '@aoc/auth';
 import { Controller, Get, Inject, ServiceUnavailableException, type DynamicModule } from '@nestjs/common';
+import { MetricsController } from './metrics.controller';
 import type { HealthCheck, RoleHealth } from './role-health';
 
 export const ROLE_HEALTH = Symbol('ROLE_HEALTH');
@@ -29,6 +30,7 @@ export class HealthController {
 
 class HealthModule {}
 
+/** The probes and /metrics on a role's HTTP API. */
 export function healthModule(health: RoleHealth): DynamicModule {
-  return { module: HealthModule, controllers: [HealthController], providers: [{ provide: ROLE_HEALTH, useValue: health }] };
+  return { module: HealthModule, controllers: [HealthController, MetricsController], providers: [{ provide: ROLE_HEALTH, useValue: health }] };
 }

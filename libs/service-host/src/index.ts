@@ -8,3 +8,4 @@ export * from './periodic-task';
 export * from './role-health';
 export * from './health.controller';
 export * from './management-server';
+export * from './metrics.controller';

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from '@aoc/telemetry';
 import type { RoleHealth } from './role-health';
 
 function send(response: ServerResponse, status: number, type: string, body: unknown): void {
@@ -14,14 +15,21 @@ async function answer(health: RoleHealth, request: IncomingMessage, response: Se
   const path = (request.url ?? '/').split('?')[0];
   if (request.method !== 'GET' && request.method !== 'HEAD') return problem(response, 405, 'HTTP.METHOD_NOT_ALLOWED', 'the management port answers GET only', path);
   if (path === '/healthz') return send(response, 200, 'application/json', { status: 'ok' });
-  if (path !== '/readyz') return problem(response, 404, 'HTTP.NOT_FOUND', 'the management port serves /healthz and /readyz', path);
+  if (path === '/metrics') {
+    const text = await renderMetrics();
+    response.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    response.end(request.method === 'HEAD' ? undefined : text);
+    return;
+  }
+  if (path !== '/readyz') return problem(response, 404, 'HTTP.NOT_FOUND', 'the management port serves /healthz, /readyz and /metrics', path);
   const report = await health.ready();
   send(response, report.ready ? 200 : 503, 'application/json', { status: report.ready ? 'ready' : 'not_ready', checks: report.checks });
 }
 
 /**
- * The probes of a role without an HTTP API, on a port of their own: /healthz and /readyz and
- * nothing else, so it carries no credential check and no customer data.
+ * The probes of a role without an HTTP API, on a port of their own: /healthz, /readyz and the
+ * process's metrics (/metrics, Prometheus text format) and nothing else, so it carries no
+ * credential check and no customer data.
  */
 export async function startManagementServer(health: RoleHealth, port: number, host = '127.0.0.1'): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
@@ -34,7 +42,8 @@ export async function startManagementServer(health: RoleHealth, port: number, ho
   const address = server.address();
   const bound = typeof address === 'object' && address !== null ? address.port : port;
   return {
-    url: `http://${host}:${bound}`,
+    // A wildcard bind answers on loopback too: the URL a caller in this process can use.
+    url: `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${bound}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

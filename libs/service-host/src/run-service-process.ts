@@ -14,6 +14,12 @@ export const serviceConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Probes of a role without an HTTP API (its definition's default otherwise). */
   MANAGEMENT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /**
+   * The address the HTTP and management servers bind: loopback by default (a laptop); `0.0.0.0` in
+   * a container, where probes and Services arrive on the pod's address. Anonymous access is only
+   * ever granted on loopback, whatever is configured.
+   */
+  AOC_BIND_HOST: z.union([z.ipv4(), z.ipv6()], { error: 'an IPv4 or IPv6 address, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
   KAFKA_SASL_PASSWORD: secret(z.string().optional()),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(5),
   /** Sent outbox rows are history: kept this many days. */
@@ -63,7 +69,7 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
   const httpPort = definition.http ? (config.PORT ?? definition.http.defaultPort) : undefined;
   const managementPort = definition.http ? undefined : (config.MANAGEMENT_PORT ?? definition.management?.defaultPort);
   const busRetention = { outboxDays: config.AOC_BUS_OUTBOX_RETENTION_DAYS, inboxDays: config.AOC_BUS_INBOX_RETENTION_DAYS };
-  const booted = await bootRole({ definition, transport, dataSource, httpPort, managementPort, logger, auth, busRetention });
+  const booted = await bootRole({ definition, transport, dataSource, httpPort, managementPort, bindHost: config.AOC_BIND_HOST, logger, auth, busRetention });
   logger.info('ready', { transport: transport.kind, http: booted.httpUrl, probes: booted.healthUrl });
   let stopping = false;
   const stop = async (signal: string) => {

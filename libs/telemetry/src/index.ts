@@ -1,3 +1,5 @@
 export * from './start-telemetry';
 export * from './trace-headers';
 export * from './logger';
+export * from './metrics';
+export * from './aoc-metrics';

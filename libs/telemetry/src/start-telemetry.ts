@@ -5,6 +5,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { metricsStarted, shutdownMetrics, startMetrics } from './metrics';
 
 export interface TelemetryOptions {
   serviceName: string;
@@ -13,6 +14,8 @@ export interface TelemetryOptions {
   otlpEndpoint?: string;
   /** Extra processors, e.g. an in-memory exporter in tests. */
   spanProcessors?: SpanProcessor[];
+  /** Start the process's metrics too (served on `/metrics` by the role host); default true. */
+  metrics?: boolean;
 }
 
 export interface TelemetryHandle {
@@ -27,6 +30,7 @@ let active: { provider: NodeTracerProvider; handle: TelemetryHandle } | null = n
  * Starts tracing for this process. Call it before anything else is imported by a service's
  * entry point so every later module sees the registered provider and propagator. A second call
  * in the same process (one-process mode runs all roles together) returns the first handle.
+ * Metrics start with it (see ./metrics), unless `metrics: false`.
  */
 export function startTelemetry(options: TelemetryOptions): TelemetryHandle {
   if (active) return active.handle;
@@ -43,11 +47,14 @@ export function startTelemetry(options: TelemetryOptions): TelemetryHandle {
     spanProcessors: processors,
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
+  const ownsMetrics = options.metrics !== false && !metricsStarted();
+  if (ownsMetrics) startMetrics({ serviceName: options.serviceName, serviceVersion: options.serviceVersion });
   const handle: TelemetryHandle = {
     serviceName: options.serviceName,
     tracer: (name?: string) => trace.getTracer(name ?? options.serviceName),
     shutdown: async () => {
       await provider.shutdown();
+      if (ownsMetrics) await shutdownMetrics();
       trace.disable();
       propagation.disable();
       context.disable();

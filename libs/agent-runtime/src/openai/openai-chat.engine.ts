@@ -1,4 +1,5 @@
 import type { AocError } from '@aoc/errors';
+import { modelMetrics } from '@aoc/telemetry';
 import { request as httpRequest, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { RoleModelConfig } from '../agent-runtime.config';
@@ -107,7 +108,13 @@ export class OpenAiChatEngine implements ModelEngine {
     let usage: TokenUsage | null = null;
     for (;;) {
       attempts += 1;
+      const timer = modelMetrics.callDuration.startTimer();
       const outcome = await this.attempt(request, body);
+      timer({ agent_role: request.role, outcome: outcome.ok ? 'ok' : outcome.code });
+      if (outcome.usage) {
+        modelMetrics.tokens.add({ agent_role: request.role, type: 'prompt' }, outcome.usage.promptTokens);
+        modelMetrics.tokens.add({ agent_role: request.role, type: 'completion' }, outcome.usage.completionTokens);
+      }
       usage = addUsage(usage, outcome.usage);
       if (outcome.ok) return { output: outcome.output, model: outcome.model, usage, attempts };
       if (isTransientModelCode(outcome.code) && transientRetries < config.maxRetries) {

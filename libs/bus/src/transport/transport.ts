@@ -27,6 +27,15 @@ export interface SubscribeOptions {
   handle(message: RawMessage): Promise<void>;
 }
 
+/** How far one consumer group is behind on one partition it is assigned. */
+export interface ConsumerLag {
+  groupId: string;
+  topic: string;
+  partition: number;
+  /** Messages after the last one handled, up to the newest offset (Kafka: as of the last fetch). */
+  lag: number;
+}
+
 /**
  * What the bus needs from a broker. Two implementations: Kafka (kafkajs, kept behind this
  * interface) and the in-process broker with the same semantics.
@@ -37,6 +46,8 @@ export interface Transport {
   disconnect(): Promise<void>;
   send(topic: string, messages: OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<SubscriptionHandle>;
+  /** Lag of this transport's consumers on their assigned partitions (metrics); optional. */
+  consumerLag?(): ConsumerLag[];
 }
 
 /** Partition of a key, the same function for both transports (murmur-free, stable). */

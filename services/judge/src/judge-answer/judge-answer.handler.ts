@@ -4,7 +4,7 @@ import { Topics, type EvaluationJudgedV1 } from '@aoc/contracts';
 import { AocError } from '@aoc/errors';
 import { isTrustedFeedbackSource, parseFeedbackCommand, qualityProjection, type FeedbackBinding } from '@aoc/feedback';
 import { DATA_SOURCE, LOGGER } from '@aoc/service-host';
-import type { Logger } from '@aoc/telemetry';
+import { pipelineMetrics, type Logger } from '@aoc/telemetry';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ModelPort } from '@aoc/agent-runtime';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -151,6 +151,7 @@ export class JudgeAnswerHandler {
         this.logger.info('model and built-in judge disagree', { evaluationId: plan.evaluationId, modelVerdict: disagreement.modelVerdict, builtinVerdict: disagreement.builtinVerdict });
       }
       await ctx.publish(Topics.evaluationJudged, payload, { idempotencyKey: plan.evaluationId });
+      pipelineMetrics.evaluationsJudged.add({ verdict: payload.verdict });
       latest.set(plan.answer.runId, { evaluationId: plan.evaluationId, verdict: payload.verdict });
       this.logger.info('answer judged', { runId: plan.answer.runId, evaluationId: plan.evaluationId, verdict: payload.verdict, ordersAgree: outcome.ordersAgree, engine: payload.judgeEngine });
     }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_TOOL_CALLS_PER_BATCH, type EvidenceBatchMaterializedV1, type EvidenceBatchPlannedV1, type ToolCallAuditV1 } from '@aoc/contracts';
 import type { AuditRecord, HttpCallRecord, PlannedProviderQuery, QueryEvidence } from '@aoc/providers';
+import { providerMetrics } from '@aoc/telemetry';
 import { recordingEntry, recordingKey, type RecordingEntry } from '../evidence-recordings/evidence-recording';
 import { recordsIn, type RecordingPolicy } from '../evidence-recordings/recording-policy';
 import type { ExecutorOptions } from '../providers/executor-options';
@@ -133,11 +134,22 @@ export async function executePlan(plan: EvidenceBatchPlannedV1, deps: ExecutionD
     for (const group of groups.values()) {
       const window = windowOf(group[0]);
       const planned: PlannedProviderQuery[] = group.map((q) => ({ id: q.id, operation: q.operation, expression: q.expression, window, stepSeconds: q.stepSeconds }));
-      const result = await pkg.runBatch({ ticketKey: plan.ticketKey, target, window, queries: planned }, { onHttpRecord: (queryId, record) => httpRecords.push({ queryId, record }), audit: (record) => toolCalls.push(record) });
+      const timer = providerMetrics.callDuration.startTimer();
+      const result = await pkg
+        .runBatch({ ticketKey: plan.ticketKey, target, window, queries: planned }, { onHttpRecord: (queryId, record) => httpRecords.push({ queryId, record }), audit: (record) => toolCalls.push(record) })
+        .catch((error: unknown) => {
+          timer({ package: pkg.name, outcome: 'failed' });
+          throw error;
+        });
+      timer({ package: pkg.name, outcome: result.ok ? 'ok' : 'failed' });
       if (!result.ok) {
         for (const q of group) evidence.set(q.id, { id: q.id, status: 'failed', error_code: result.details.error_code, detail_error: result.details.detail_error });
       } else {
         for (const e of result.details.queries) evidence.set(e.id, e);
+      }
+      for (const q of group) {
+        const e = evidence.get(q.id);
+        if (e) providerMetrics.queries.add({ package: pkg.name, outcome: e.status, code: e.status === 'failed' ? (e.error_code ?? 'PROVIDER.FAILED') : 'none' });
       }
       // An authentication stop ends the batch: no further call repeats the failed login, and the
       // queries left out carry the same code.

@@ -4,6 +4,7 @@ import { TENANCY, type Tenancy } from '@aoc/auth';
 import type { HandlerContext } from '@aoc/bus';
 import { LocalCausalBriefV1, Topics, type DiagnosisHandoffConsumedV1 } from '@aoc/contracts';
 import { DATA_SOURCE } from '@aoc/service-host';
+import { pipelineMetrics } from '@aoc/telemetry';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { SCENARIO_DEADLINE_CODE } from '../deadlines/deadline-sweeper';
@@ -97,6 +98,7 @@ export class ReconcileRunHandler {
       answerFingerprint: fingerprint,
       clarificationSimulation: response.clarificationSimulation,
     });
+    pipelineMetrics.runsPublished.add({ decision: response.decision });
     const records = threads.map((t) => t.evidenceRecord ?? { provider: t.provider, queries: [], failures: [] });
     const deadlineHit = records.some((r) => r.failures.some((f) => f.code === SCENARIO_DEADLINE_CODE));
     await ctx.publish(Topics.runExecutionRecorded, {

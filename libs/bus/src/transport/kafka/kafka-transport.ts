@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type Consumer, type Producer, type SASLOptions, type LogEntry } from 'kafkajs';
-import { MessagesRejectedError, type OutgoingMessage, type SubscribeOptions, type SubscriptionHandle, type Transport } from '../transport';
+import { MessagesRejectedError, type ConsumerLag, type OutgoingMessage, type SubscribeOptions, type SubscriptionHandle, type Transport } from '../transport';
 
 export interface KafkaTransportOptions {
   clientId: string;
@@ -30,6 +30,14 @@ function recordRejection(error: unknown, depth = 0): string | null {
   return null;
 }
 
+/** Where one consumer stands on one partition: the next offset to handle and the partition's end as of the last fetch. */
+interface PartitionPosition {
+  topic: string;
+  partition: number;
+  next: number;
+  highWatermark: number;
+}
+
 function headerValue(v: Buffer | string | (Buffer | string)[] | undefined): string | undefined {
   if (v === undefined) return undefined;
   const first = Array.isArray(v) ? v[0] : v;
@@ -45,6 +53,8 @@ export class KafkaTransport implements Transport {
   private readonly kafka: Kafka;
   private producer: Producer | null = null;
   private readonly consumers = new Set<Consumer>();
+  /** Per subscription: its group and its position on each partition it fetched from (consumer lag). */
+  private readonly positions = new Map<Consumer, { groupId: string; partitions: Map<string, PartitionPosition> }>();
 
   constructor(private readonly options: KafkaTransportOptions) {
     const sasl: SASLOptions | undefined = options.sasl
@@ -82,6 +92,7 @@ export class KafkaTransport implements Transport {
     for (const c of [...this.consumers]) {
       await c.disconnect().catch(() => undefined);
       this.consumers.delete(c);
+      this.positions.delete(c);
     }
     if (this.producer) {
       await this.producer.disconnect().catch(() => undefined);
@@ -103,6 +114,14 @@ export class KafkaTransport implements Transport {
     }
   }
 
+  consumerLag(): ConsumerLag[] {
+    const out: ConsumerLag[] = [];
+    for (const { groupId, partitions } of this.positions.values()) {
+      for (const p of partitions.values()) out.push({ groupId, topic: p.topic, partition: p.partition, lag: Math.max(0, p.highWatermark - p.next) });
+    }
+    return out;
+  }
+
   async subscribe(options: SubscribeOptions): Promise<SubscriptionHandle> {
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
@@ -117,6 +136,22 @@ export class KafkaTransport implements Transport {
     let joined = false;
     consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
     for (const out of [consumer.events.REBALANCING, consumer.events.CRASH, consumer.events.STOP, consumer.events.DISCONNECT]) consumer.on(out, () => (joined = false));
+    // Lag (metrics): each fetched batch tells the partition's end; each handled message moves the position.
+    const positions = new Map<string, PartitionPosition>();
+    this.positions.set(consumer, { groupId: options.groupId, partitions: positions });
+    const position = (topic: string, partition: number) => positions.get(`${topic}/${partition}`);
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      for (const [key, p] of positions) if (!(payload.memberAssignment[p.topic] ?? []).includes(p.partition)) positions.delete(key);
+    });
+    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => {
+      const end = Number(payload.highWatermark);
+      const first = payload.firstOffset === null || payload.firstOffset === undefined ? end : Number(payload.firstOffset);
+      positions.set(`${payload.topic}/${payload.partition}`, { topic: payload.topic, partition: payload.partition, next: first, highWatermark: end });
+    });
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      const p = position(payload.topic, payload.partition);
+      if (p && payload.lastOffset !== null && payload.lastOffset !== undefined) p.next = Math.max(p.next, Number(payload.lastOffset) + 1);
+    });
     const beatEvery = this.options.heartbeatWhileHandlingMs ?? 3000;
     await consumer.connect();
     for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: true });
@@ -145,6 +180,8 @@ export class KafkaTransport implements Transport {
               value: message.value ?? Buffer.alloc(0),
               headers,
             });
+            const p = position(topic, partition);
+            if (p) p.next = Math.max(p.next, Number(message.offset) + 1);
             return;
           } catch (error) {
             if (stopping) throw error;
@@ -162,6 +199,7 @@ export class KafkaTransport implements Transport {
         stopping = true;
         await consumer.disconnect().catch(() => undefined);
         this.consumers.delete(consumer);
+        this.positions.delete(consumer);
       },
       joined: () => joined,
     };

@@ -123,6 +123,22 @@ export class InMemoryBroker {
     return this.groups.get(groupId)?.committed.get(`${topic}/${partition}`) ?? 0;
   }
 
+  /** Messages not yet handled by a group on each partition one member owns (metrics: consumer lag). */
+  lagOf(groupId: string, memberId: string): { topic: string; partition: number; lag: number }[] {
+    const group = this.groups.get(groupId);
+    if (!group) return [];
+    const out: { topic: string; partition: number; lag: number }[] = [];
+    for (const [slot, owner] of group.owners) {
+      if (owner !== memberId) continue;
+      const cut = slot.lastIndexOf('/');
+      const topic = slot.slice(0, cut);
+      const partition = Number(slot.slice(cut + 1));
+      const end = this.topics.get(topic)?.[partition]?.length ?? 0;
+      out.push({ topic, partition, lag: Math.max(0, end - (group.committed.get(slot) ?? 0)) });
+    }
+    return out;
+  }
+
   messages(topic: string): RawMessage[] {
     const out: RawMessage[] = [];
     (this.topics.get(topic) ?? []).forEach((log, partition) =>

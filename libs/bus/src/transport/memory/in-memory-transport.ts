@@ -1,4 +1,4 @@
-import { MessagesRejectedError, type SubscribeOptions, type SubscriptionHandle, type Transport, type OutgoingMessage } from '../transport';
+import { MessagesRejectedError, type ConsumerLag, type SubscribeOptions, type SubscriptionHandle, type Transport, type OutgoingMessage } from '../transport';
 import { BrokerError, InMemoryBroker } from './in-memory-broker';
 
 /** One service's connection to the shared in-process broker. */
@@ -14,6 +14,10 @@ export class InMemoryTransport implements Transport {
 
   async disconnect(): Promise<void> {
     for (const m of this.memberships.splice(0)) this.broker.leave(m.groupId, m.memberId);
+  }
+
+  consumerLag(): ConsumerLag[] {
+    return this.memberships.flatMap((m) => this.broker.lagOf(m.groupId, m.memberId).map((l) => ({ groupId: m.groupId, ...l })));
   }
 
   async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
