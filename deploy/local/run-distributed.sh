@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The walking skeleton with every role as its own process: real Kafka (one SASL principal per
-# role, broker ACLs from libs/contracts) and real Postgres (one schema per role).
+# role, broker ACLs from libs/contracts) and real Postgres (one schema per role). The roles are
+# built once (`npm run build`, Nx-cached) and run from dist/services/<role> with plain node.
 #   bash deploy/local/run-distributed.sh [ticket.json] [--keep]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,6 +32,8 @@ stop_roles() {
 }
 trap stop_roles EXIT
 
+npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { cat "$RUN_DIR/build.log" >&2; exit 1; }
+echo "built ${ROLES[*]} into dist/services (log $RUN_DIR/build.log)"
 eval "$(bash deploy/local/postgres-ensure.sh | grep '^DATABASE_URL=' | sed 's/^/export /')"
 bash deploy/local/kafka-start.sh >/dev/null
 # Every HTTP route needs a credential: an admin token for this script, valid one hour.
@@ -54,7 +57,7 @@ for role in "${ROLES[@]}"; do
   PORT="$port" \
   LOG_LEVEL="${LOG_LEVEL:-info}" \
   AOC_EVIDENCE_MODE="${AOC_EVIDENCE_MODE:-replay}" \
-    node -r ./tools/register.js "services/$role/src/main.ts" >"$RUN_DIR/$role.log" 2>&1 &
+    node --enable-source-maps "dist/services/$role/main.js" >"$RUN_DIR/$role.log" 2>&1 &
   pids+=("$!")
   echo "started $role (pid $!, log $RUN_DIR/$role.log)"
 done
