@@ -14,3 +14,10 @@ export { modelProposer, paretoSet, PROPOSER_INSTRUCTIONS } from './propose-candi
 export { freeTextJudgeFromEnv, proposerFromEnv, selectorFromEnv } from './propose-candidate/proposer-from-env';
 export { admitModelSelection, builtinSelector, modelSelector, type FocusSelector, type SelectionInput } from './select-focus/model-selector';
 export { modelFreeTextJudge, type FreeTextJudge } from './judge-criteria/model-criterion-judge';
+export { RecordVerifier, type VerificationReport } from './run-focus/record-verification';
+export { CollectSignalsHandler, answerDataVersion, type PublishedAnswer } from './collect-signals/collect-signals.handler';
+export { allRecords, recordById, type StoredRecord } from './persistence/record-store';
+export { InvalidRecordError, OptimizationRecord, RecordDocument, parseRecord, parseRecordDocumentJson, parseRecordJson, parseRecordMarkdown, recordFileName, recordMarkdown, RECORD_FORMAT } from './records/optimization-record';
+export { weeklyAttribution, type WeeklyAttribution } from './records/weekly-attribution';
+export { dataVersionWith } from './records/data-version';
+export { PROBLEM_STATUSES, PROBLEM_TRANSITIONS, problemStateDiagram, type ProblemStatus } from './focus/problem-status-machine';

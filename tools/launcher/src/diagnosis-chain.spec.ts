@@ -5,6 +5,7 @@ import { TokenStore } from '@aoc/auth';
 import { chatCompletion, startFakeChatCompletionsServer, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
 import { MAX_MESSAGE_BYTES, Topics, type EvidenceBatchPlannedV1, type RunExecutionRecordedV1, type RunPublishedV1 } from '@aoc/contracts';
 import { RunEntity, SCENARIO_DEADLINE_CODE, ScenarioThreadEntity, TicketIntakeService, writeBackKey } from '@aoc/service-router';
+import { dataVersion, loadManifest } from '@aoc/versioned-data';
 import { JiraTicketSource, startFakeJiraServer, type FakeJiraServer } from '@aoc/ticket-source';
 import { startPlatform, type Platform } from './embedded-platform';
 import { BUNDLED_TICKETS } from './examples/example-series';
@@ -159,6 +160,8 @@ describe('diagnosis chain, one process: write-back, publish-read and bad input',
     expect(published?.clarificationSimulation).toEqual({ required: true, requestedContext: ['the ID of the affected cluster', 'when the problem started (with time zone)'] });
     // One tenant without AOC_TENANTS: it owns the run.
     expect(published?.tenant).toBe('default');
+    // The answer says which versioned data it was written with: the optimizer sees a deployment by it.
+    expect(published?.dataVersion).toBe(dataVersion(loadManifest()));
     expect(payloads<EvidenceBatchPlannedV1>(platform, Topics.evidenceBatchPlanned).filter((p) => p.runId === accepted.runId).every((p) => p.queries.length === 0)).toBe(true);
   }, 120000);
 

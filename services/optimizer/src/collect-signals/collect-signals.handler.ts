@@ -4,8 +4,18 @@ import { bindFeedback } from '@aoc/feedback';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { leadingFamilyOf } from '../judge-criteria/criterion-judge';
+import { observeDataVersion } from '../persistence/record-store';
+import { DATA_VERSION } from '../records/data-version';
 import { answerVersionsOf, fillUnknownDigests, lockRun, parkExecution, saveAnswerVersion, saveBindings, saveTimeline, saveVerdict, takeParkedExecution, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
 import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtimeSignals, type SignalSource } from './signal-refs';
+
+/** run.published as the optimizer reads it: with the data version the run read, absent in messages published before it was carried. */
+export type PublishedAnswer = RunPublishedV1;
+
+/** The data version an answer carries, or null (absent, or not a data version). */
+export function answerDataVersion(run: PublishedAnswer): string | null {
+  return typeof run.dataVersion === 'string' && DATA_VERSION.test(run.dataVersion) ? run.dataVersion : null;
+}
 
 /**
  * Turns what the platform publishes into problem-signal refs: answer versions (run.published),
@@ -15,8 +25,9 @@ import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtime
  */
 @Injectable()
 export class CollectSignalsHandler {
-  async onPublished(run: RunPublishedV1, ctx: HandlerContext): Promise<void> {
+  async onPublished(run: PublishedAnswer, ctx: HandlerContext): Promise<void> {
     await lockRun(ctx.manager, run.runId);
+    const dataVersion = answerDataVersion(run);
     // The timeline now is the one the run was given (intake publishes it first): its question digest is the run's.
     const given = await timelineOf(ctx.manager, run.ticketKey);
     await saveAnswerVersion(ctx.manager, {
@@ -30,7 +41,10 @@ export class CollectSignalsHandler {
       requestedContext: run.clarificationSimulation.requestedContext,
       leadingFamily: leadingFamilyOf(run.internalHandoffMarkdown),
       questionDigest: given?.questionDigest ?? null,
+      dataVersion,
     });
+    // An answer carrying a record's data version means that record is deployed (never a new answer version alone).
+    if (dataVersion) await observeDataVersion(ctx.manager, dataVersion, new Date());
     // An /ao written before this answer was known may bind to it now.
     if (given) await this.rebind(ctx.manager, given, new Date());
     // So may an execution record that arrived first.

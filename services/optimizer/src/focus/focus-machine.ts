@@ -90,7 +90,7 @@ export const FOCUS_TRANSITIONS: readonly FocusTransition[] = [
   T('active', 'daily_attempt_limit_reached', 'active', 'three attempts already started today'),
   T('active', 'candidate_plan_rejected', 'active', 'no admissible proposal after one re-plan'),
   T('active', 'candidate_rejected', 'active', 'the candidate left the blocking criterion unmet on a target'),
-  T('active', 'candidate_enqueued', 'active', 'an accepted candidate is on optimizer.candidate-enqueued (or still waits there): later runs refresh the cases but propose nothing new on this base'),
+  T('active', 'candidate_enqueued', 'active', 'an accepted candidate is on optimizer.candidate-enqueued with its optimisation record (or still waits there): later runs refresh the cases but propose nothing new on this base'),
 ];
 
 /** Outcomes of a run that is about no Focus in particular: they move nothing. */

@@ -24,6 +24,8 @@ export interface AnswerVersionRow {
   leadingFamily: string | null;
   /** The ticket's question digest at publication (its latest timeline then); null when none was known. */
   questionDigest?: string | null;
+  /** The versioned data the run read (`data:<32 hex>`), when run.published carried it; null otherwise. */
+  dataVersion?: string | null;
   /** The latest evaluation's verdict and AI gap count (null: not judged yet). */
   verdict?: string | null;
   aiGapCount?: number;
@@ -47,9 +49,9 @@ export interface StoredSignal extends ProblemSignalRef {
 
 export async function saveAnswerVersion(m: EntityManager, v: AnswerVersionRow): Promise<void> {
   await m.query(
-    `INSERT INTO "optimizer"."answer_versions" ("run_id", "ticket_key", "answer_fingerprint", "cutoff", "published_at", "decision", "requested_context", "leading_family", "question_digest", "tenant")
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10) ON CONFLICT ("run_id") DO NOTHING`,
-    [v.runId, v.ticketKey, v.answerFingerprint, v.cutoff, v.publishedAt, v.decision, JSON.stringify(v.requestedContext), v.leadingFamily, v.questionDigest ?? null, v.tenant === undefined ? SINGLE_TENANT : v.tenant],
+    `INSERT INTO "optimizer"."answer_versions" ("run_id", "ticket_key", "answer_fingerprint", "cutoff", "published_at", "decision", "requested_context", "leading_family", "question_digest", "tenant", "data_version")
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11) ON CONFLICT ("run_id") DO NOTHING`,
+    [v.runId, v.ticketKey, v.answerFingerprint, v.cutoff, v.publishedAt, v.decision, JSON.stringify(v.requestedContext), v.leadingFamily, v.questionDigest ?? null, v.tenant === undefined ? SINGLE_TENANT : v.tenant, v.dataVersion ?? null],
   );
 }
 
@@ -87,6 +89,7 @@ function toVersion(r: Record<string, unknown>): AnswerVersionRow {
     requestedContext: jsonValue<string[]>(r['requested_context']),
     leadingFamily: (r['leading_family'] as string | null) ?? null,
     questionDigest: (r['question_digest'] as string | null) ?? null,
+    dataVersion: (r['data_version'] as string | null | undefined) ?? null,
     verdict: (r['verdict'] as string | null) ?? null,
     aiGapCount: Number(r['ai_gap_count'] ?? 0),
   };
@@ -158,10 +161,22 @@ export async function signals(m: EntityManager, filter: { state?: SignalState; t
   return rows.map(toSignal);
 }
 
+/** The kind of each of these refs that is stored. */
+export async function kindsOf(m: EntityManager, refs: readonly string[]): Promise<Map<string, StoredSignal['kind']>> {
+  const rows: { ref: string; kind: string }[] = await m.query(`SELECT "ref", "kind" FROM "optimizer"."signal_refs" WHERE "ref" = ANY($1::text[])`, [[...refs]]);
+  return new Map(rows.map((r) => [r.ref, r.kind as StoredSignal['kind']]));
+}
+
 /** Moves refs between states; `consumed` records the Focus, released refs are open again. */
 export async function setSignalState(m: EntityManager, refs: readonly string[], state: SignalState, focusId: string | null = null): Promise<void> {
   if (refs.length === 0) return;
   await m.query(`UPDATE "optimizer"."signal_refs" SET "state" = $2, "focus_id" = $3 WHERE "ref" = ANY($1)`, [refs, state, state === 'open' ? null : focusId]);
+}
+
+/** Puts refs a Focus consumed back into selection (an ineffective optimisation); suppressed ones stay out, their source changed. */
+export async function releaseConsumed(m: EntityManager, refs: readonly string[]): Promise<void> {
+  if (refs.length === 0) return;
+  await m.query(`UPDATE "optimizer"."signal_refs" SET "state" = 'open', "focus_id" = NULL WHERE "ref" = ANY($1) AND "state" = 'consumed'`, [refs]);
 }
 
 /** Fills the conversation and question digests of refs derived before any timeline of their ticket was seen. */

@@ -7,6 +7,7 @@ import { REJECTION_LOOKBACK_DAYS } from '../schedule/optimizer-schedule';
 import { appendCheckpoint, checkpointsOf, ofKind, type Checkpoint } from '../persistence/checkpoint-store';
 import { focusById, focusesWith, focusesWithCheckpoints, FocusMovedError, recordRejection, rejectionsSince, type FocusRow } from '../persistence/focus-store';
 import { openFocus, transition } from '../persistence/focus-transition';
+import { recordBlockedRefs } from '../persistence/record-store';
 import { answerVersionsOf, judgedVersions, signals, timelineOf } from '../persistence/signal-store';
 import type { ControlCandidate, FocusCandidate } from '../select-focus/focus-selector';
 import { builtinSelector, type FocusSelector, type SelectionInput } from '../select-focus/model-selector';
@@ -93,24 +94,31 @@ export class FocusController {
   /** Proposes one narrow problem when no Focus is active or waiting for its baseline. */
   async select(): Promise<StepResult & { candidate: FocusCandidate | null }> {
     const busyNow = async (m: EntityManager) => (await Promise.all(SLOT_STATUSES.map((s) => focusesWith(m, s)))).flat()[0];
-    const read = await this.deps.transact(async ({ manager: m }): Promise<{ busy: FocusRow } | { input: SelectionInput }> => {
+    const read = await this.deps.transact(async ({ manager: m }): Promise<{ busy: FocusRow } | { input: SelectionInput; held: number }> => {
       const busy = await busyNow(m);
       if (busy) return { busy };
       // Only rejections inside the lookback keep a grouping out (seed §5): an old miss is tried again.
       const since = new Date(this.deps.now().getTime() - (this.deps.rejectionLookbackDays ?? REJECTION_LOOKBACK_DAYS) * 86_400_000);
       const rejections = await rejectionsSince(m, since);
-      return { input: { signals: (await signals(m)).map((s) => ({ ...s, unavailable: s.state !== 'open' })), controls: await controlCandidates(m), rejected: rejections.groupings, rejectedTargets: rejections.targetSets, rejectedRefs: rejections.refs } };
+      // Optimisation records keep their problems out (candidate, deployed or verified); an ineffective one lets them back in.
+      const recorded = await recordBlockedRefs(m);
+      const all = await signals(m);
+      return {
+        input: { signals: all.map((s) => ({ ...s, unavailable: s.state !== 'open' || recorded.has(s.ref) })), controls: await controlCandidates(m), rejected: rejections.groupings, rejectedTargets: rejections.targetSets, rejectedRefs: rejections.refs },
+        held: all.filter((s) => s.state === 'open' && recorded.has(s.ref)).length,
+      };
     });
     if ('busy' in read) return { outcome: 'no_focus_candidate', reason: `${read.busy.focusId} is ${read.busy.status}`, focusId: read.busy.focusId, candidate: null };
     // The selector (possibly a model) runs outside any transaction; the write re-checks the slot.
     const selection = await (this.deps.selector ?? builtinSelector).select(read.input);
-    if (selection.kind === 'none') return { outcome: 'no_focus_candidate', reason: selection.reason, focusId: null, candidate: null };
+    if (selection.kind === 'none') return { outcome: 'no_focus_candidate', reason: read.held > 0 ? `${selection.reason}; ${read.held} open ref(s) held by optimisation records` : selection.reason, focusId: null, candidate: null };
     const candidate = selection.candidate;
     return this.deps.transact(async ({ manager: m }) => {
       const busy = await busyNow(m);
       if (busy) return { outcome: 'no_focus_candidate', reason: `${busy.focusId} is ${busy.status}`, focusId: busy.focusId, candidate: null };
       // Refs consumed or suppressed while the selector ran make the choice stale.
-      const open = new Set((await signals(m, { state: 'open' })).map((s) => s.ref));
+      const recorded = await recordBlockedRefs(m);
+      const open = new Set((await signals(m, { state: 'open' })).map((s) => s.ref).filter((ref) => !recorded.has(ref)));
       const stale = candidate.targets.filter((t) => !open.has(t.ref)).map((t) => t.ref);
       if (stale.length > 0) return { outcome: 'no_focus_candidate', reason: `${stale.join(', ')} stopped being open while the selector ran`, focusId: null, candidate: null };
       const focus = await openFocus(m, { focusId: await freshFocusId(m, candidate), focusDigest: focusDigestOf(candidate), signature: candidate.signature, candidate }, this.deps.now());

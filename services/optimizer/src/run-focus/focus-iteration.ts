@@ -8,6 +8,9 @@ import type { CheckpointKind, CheckpointPayload } from '../persistence/checkpoin
 import { appendCheckpoint, checkpointsOf, latest, ofKind, type Checkpoint, type CheckpointOf } from '../persistence/checkpoint-store';
 import { focusesWith, FocusMovedError, releaseLease, takeLease, type FocusRow } from '../persistence/focus-store';
 import { transition } from '../persistence/focus-transition';
+import { recordedCandidates, saveRecord, settleRecord } from '../persistence/record-store';
+import { kindsOf } from '../persistence/signal-store';
+import { buildRecord } from '../records/optimization-record';
 import type { CandidateProposer } from '../propose-candidate/builtin-proposer';
 import type { FocusCandidate } from '../select-focus/focus-selector';
 import { attemptRecords, enqueuedOn, nextAttempt } from './attempt-log';
@@ -20,8 +23,8 @@ import type { JudgedReplay } from './replay-judging';
 /**
  * One attempt on the active Focus, resumable at every step: case refresh (sources re-checked, a
  * fresh baseline, reproducibility, retirement), proposal (policy-checked, one re-plan), challenger
- * replay on the candidate's data, gate, attempt review, and for an accepted candidate the commit
- * and `optimizer.candidate-enqueued`. A step whose checkpoint exists is read, not run again. Every
+ * replay on the candidate's data, gate, attempt review, and for an accepted candidate the commit,
+ * `optimizer.candidate-enqueued` and its optimisation record. A step whose checkpoint exists is read, not run again. Every
  * outcome is a transition of the Focus state machine, applied by `transition`.
  */
 
@@ -118,7 +121,10 @@ export class FocusIteration {
     if (enqueued) return this.hold(focus, attempt, base, enqueued);
 
     // 2. Proposal: untrusted until the policy admits it; one re-plan, then candidate_plan_rejected.
-    const proposal = latest(cps, 'proposal', attempt) ?? (await this.save(focus, 'proposal', attempt, base, null, await proposeCandidate(this.deps, focus, cps, cases)));
+    // Candidates already recorded for this problem (an ineffective one among them) are not proposed again.
+    const proposed = latest(cps, 'proposal', attempt);
+    const recorded = proposed ? new Set<string>() : await this.deps.transact(({ manager: m }) => recordedCandidates(m, candidate.signature, candidate.targets.map((t) => t.ticketKey)));
+    const proposal = proposed ?? (await this.save(focus, 'proposal', attempt, base, null, await proposeCandidate(this.deps, focus, cps, cases, recorded)));
     const { diff, digest } = proposal.payload;
     if (diff === null || digest === null) {
       const protectedPath = proposal.payload.rejected.find((r) => r.code === 'CANDIDATE.PROTECTED_PATH');
@@ -147,14 +153,20 @@ export class FocusIteration {
     if (gate.status === 'rejected') return this.end(focus, 'candidate_rejected', gate.reason);
     if (gate.status === 'inconclusive') return this.end(focus, 'evaluation_inconclusive', gate.reason);
 
-    // 6. Output: a branch and commit in the operator's working copy, then the topic.
+    // 6. Output: a branch and commit in the operator's working copy, then the topic and the optimisation record.
     const files = checked.files;
     const texts = new Map([...files].map(([path]) => [path, this.deps.data.read(path)]));
     const commit = await this.deps.writer.write({ focusId: focus.focusId, attempt, files, message: candidateMessage(candidate, diff, gate) });
+    const unified = unifiedDiff(texts, files);
     await this.deps.transact(async (uow) => {
-      await appendCheckpoint(uow.manager, { focusId: focus.focusId, kind: 'candidate_enqueued', focusDigest: focus.focusDigest, baseVersion: base, attempt, candidateDigest: digest, payload: { commit } }, this.deps.now());
-      await uow.publish(Topics.optimizerCandidateEnqueued, enqueuedPayload({ focus, attempt, base, digest, diff, gate, proposer: this.deps.proposer.engine, unified: unifiedDiff(texts, files), commit, at: this.deps.now() }));
-      await transition(uow.manager, focus, 'candidate_enqueued', {}, this.deps.now());
+      const at = this.deps.now();
+      await appendCheckpoint(uow.manager, { focusId: focus.focusId, kind: 'candidate_enqueued', focusDigest: focus.focusDigest, baseVersion: base, attempt, candidateDigest: digest, payload: { commit } }, at);
+      await uow.publish(Topics.optimizerCandidateEnqueued, enqueuedPayload({ focus, attempt, base, digest, diff, gate, proposer: this.deps.proposer.engine, unified, commit, at }));
+      // The record, then its problems' statuses: both keyed by the record id, so a resumed or repeated output writes neither twice.
+      const kinds = await kindsOf(uow.manager, candidate.targets.map((t) => t.ref));
+      const record = await saveRecord(uow.manager, buildRecord({ focus, attempt, proposer: this.deps.proposer.engine, baseVersion: base, candidateDigest: digest, diff, before: texts, after: files, manifest: this.deps.data.manifest, read: this.deps.data.read, unifiedDiff: unified, gate, commit, kinds, at }), focus.tenants, at);
+      await settleRecord(uow.manager, record, at);
+      await transition(uow.manager, focus, 'candidate_enqueued', {}, at);
     });
     return { outcome: 'candidate_enqueued', reason: gate.reason, focusId: focus.focusId };
   }

@@ -31,11 +31,12 @@ function ticketFeedback(replay: ReplayPort, focus: FocusRow, cases: readonly Jud
   return { ticketTexts, ...(known.length > 0 ? { wantedQueried: known.some((c) => (c.queriedFamilies ?? []).some((f) => wanted.includes(f))) } : {}) };
 }
 
-export async function proposeCandidate(deps: ProposalDeps, focus: FocusRow, cps: readonly Checkpoint[], cases: readonly JudgedReplay[]): Promise<ProposalPayload> {
+/** `recorded`: digests of candidates optimisation records already hold for this problem (never proposed again). */
+export async function proposeCandidate(deps: ProposalDeps, focus: FocusRow, cps: readonly Checkpoint[], cases: readonly JudgedReplay[], recorded: ReadonlySet<string> = new Set()): Promise<ProposalPayload> {
   const { criteria, blockingCriterionId } = focus.candidate;
   const blocking = criteria.find((c) => c.id === blockingCriterionId);
   const wantedFamily = blocking && 'family' in blocking ? blocking.family : 'unknown';
-  const tried = new Set(ofKind(cps, 'proposal').flatMap((c) => (c.payload.digest === null ? [] : [c.payload.digest])));
+  const tried = new Set([...recorded, ...ofKind(cps, 'proposal').flatMap((c) => (c.payload.digest === null ? [] : [c.payload.digest]))]);
   const rejected: ProposalPayload['rejected'] = [];
   for (let round = 0; round < 2; round += 1) {
     let raw: unknown[];

@@ -1,15 +1,19 @@
 import { endsRun } from '../focus/focus-machine';
 import { FocusController, type StepResult } from '../run-focus/focus-controller';
 import { FocusIteration, type IterationDeps } from '../run-focus/focus-iteration';
+import { RecordVerifier, type VerificationReport } from '../run-focus/record-verification';
 import { nextSlot, type PlannedSlot, type Schedule } from './optimizer-schedule';
 
 export interface SlotReport {
   slot: PlannedSlot;
+  /** Deployed optimisation records verified first (absent when none waited). */
+  verification?: VerificationReport;
   steps: (StepResult & { step: 'select' | 'baseline' | 'iterate' })[];
 }
 
 /**
- * The scheduled mode: at each slot, the selection slot first proposes and baselines a new problem
+ * The scheduled mode: at each slot, deployed optimisation records are verified first (their
+ * problems' statuses read by selection); then the selection slot proposes and baselines a new problem
  * when no Focus is active or waiting; then every slot runs one attempt of the active Focus (the
  * daily limit and the lease apply). A step whose transition ends the run (a Focus just created)
  * ends the slot: its first attempt starts at the next one. A failing slot is reported and the
@@ -27,6 +31,8 @@ export class OptimizerScheduler {
 
   async runSlot(slot: PlannedSlot): Promise<SlotReport> {
     const steps: SlotReport['steps'] = [];
+    const verification = await new RecordVerifier(this.deps).verify();
+    const verified = verification.outcome === 'nothing_to_verify' ? {} : { verification };
     const controller = new FocusController({ ...this.deps, rejectionLookbackDays: this.schedule.rejectionLookbackDays });
     if (slot.selects) {
       const selected = await controller.select();
@@ -35,9 +41,9 @@ export class OptimizerScheduler {
     // A candidate selected now, or left selected by an earlier crash, gets its baseline.
     const baseline = await controller.baseline();
     if (baseline.outcome !== 'no_focus_candidate') steps.push({ step: 'baseline', ...baseline });
-    if (endsRun(baseline.outcome)) return { slot, steps };
+    if (endsRun(baseline.outcome)) return { slot, ...verified, steps };
     steps.push({ step: 'iterate', ...(await new FocusIteration(this.deps).iterate()) });
-    return { slot, steps };
+    return { slot, ...verified, steps };
   }
 
   start(): void {

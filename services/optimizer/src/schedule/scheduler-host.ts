@@ -17,7 +17,7 @@ export class SchedulerHost implements OnModuleInit, OnModuleDestroy {
     this.scheduler = new OptimizerScheduler({ ...ports, transact: (work) => runtime.bus.transaction(work) }, schedule, (report) =>
       'error' in report
         ? runtime.logger.warn('optimizer slot failed', { slot: report.slot.slot, error: report.error })
-        : runtime.logger.info('optimizer slot ran', { slot: report.slot.slot, outcomes: report.steps.map((s) => `${s.step}:${s.outcome}`).join(' ') }),
+        : runtime.logger.info('optimizer slot ran', { slot: report.slot.slot, outcomes: [...(report.verification ? [`verify:${report.verification.outcome}`] : []), ...report.steps.map((s) => `${s.step}:${s.outcome}`)].join(' ') }),
     );
   }
 

@@ -4,6 +4,7 @@ import { TENANCY, type Tenancy } from '@aoc/auth';
 import type { HandlerContext } from '@aoc/bus';
 import { LocalCausalBriefV1, Topics, type DiagnosisHandoffConsumedV1 } from '@aoc/contracts';
 import { DATA_SOURCE } from '@aoc/service-host';
+import { dataVersion, loadManifest } from '@aoc/versioned-data';
 import { pipelineMetrics } from '@aoc/telemetry';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -96,6 +97,8 @@ export class ReconcileRunHandler {
       internalHandoffMarkdown: response.internalHandoffMarkdown,
       decision: response.decision,
       answerFingerprint: fingerprint,
+      // Read now, as this process resolves its data (overlay included): a deployment of new data shows on the next answer.
+      dataVersion: dataVersion(loadManifest()),
       clarificationSimulation: response.clarificationSimulation,
     });
     pipelineMetrics.runsPublished.add({ decision: response.decision });

@@ -17,6 +17,12 @@ export const RunPublishedV1 = z
     internalHandoffMarkdown: z.string().min(1).max(20000),
     decision: Decision,
     answerFingerprint: Sha256Hex.describe('sha256 over the normalised (customer reply, internal handoff) pair'),
+    dataVersion: z
+      .string()
+      .regex(/^data:[0-9a-f]{32}$/, 'data:<32 lower-case hex digits>')
+      .nullable()
+      .optional()
+      .describe('the versioned data (scenario catalogue, failure modes, family rules, wording) the run read; absent in messages published before it was carried'),
     clarificationSimulation: z.object({
       required: z.boolean(),
       requestedContext: z.array(z.string().min(1).max(300)).max(5),

@@ -1,0 +1,54 @@
+import { Access, CurrentPrincipal, TENANCY, tenantScope, type Principal, type Tenancy } from '@aoc/auth';
+import { DATA_SOURCE } from '@aoc/service-host';
+import { BadRequestException, Controller, Get, Inject, NotFoundException, Param, Query } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { allRecords, recordById, recordVisibleTo, type StoredRecord } from '../persistence/record-store';
+import { InvalidWeekError, weekOf, weeklyAttribution, type WeeklyAttribution } from '../records/weekly-attribution';
+
+const RECORD_ID = /^opt-[0-9a-f]{16}$/;
+
+/**
+ * The optimisation records as JSON, and the weekly attribution of improvements to them (what the
+ * weekly report reads over HTTP: the reporter never reads the optimizer's tables). Like a Focus, a
+ * record gathers many tickets: a principal confined to a tenant sees the records whose tickets are
+ * all its tenant's.
+ */
+@Controller('v1')
+@Access('viewer')
+export class RecordsController {
+  constructor(
+    @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(TENANCY) private readonly tenancy: Tenancy,
+  ) {}
+
+  private async visible(principal: Principal): Promise<StoredRecord[]> {
+    const tenant = tenantScope(this.tenancy, principal);
+    return (await allRecords(this.dataSource.manager)).filter((r) => recordVisibleTo(r, tenant));
+  }
+
+  @Get('optimization-records')
+  async list(@CurrentPrincipal() principal: Principal): Promise<unknown> {
+    return { records: (await this.visible(principal)).map(({ record, statuses }) => ({ ...record, statuses })) };
+  }
+
+  @Get('optimization-records/:recordId')
+  async detail(@Param('recordId') recordId: string, @CurrentPrincipal() principal: Principal): Promise<unknown> {
+    if (!RECORD_ID.test(recordId)) throw new NotFoundException({ code: 'OPTIMIZER.RECORD_NOT_FOUND', message: 'recordId: must be opt-<16 hex>' });
+    const stored = await recordById(this.dataSource.manager, recordId);
+    if (!stored || !recordVisibleTo(stored, tenantScope(this.tenancy, principal))) throw new NotFoundException({ code: 'OPTIMIZER.RECORD_NOT_FOUND', message: `no optimisation record ${recordId}` });
+    return { ...stored.record, statuses: stored.statuses };
+  }
+
+  /** Improvements verified in the week (Monday `weekStart`, Asia/Shanghai), each attributed to its record; a bad weekStart is a 400 naming it. */
+  @Get('attribution/weekly')
+  async weekly(@Query('weekStart') weekStart: unknown, @CurrentPrincipal() principal: Principal): Promise<WeeklyAttribution> {
+    try {
+      if (Array.isArray(weekStart)) throw new InvalidWeekError('must be given once');
+      weekOf(weekStart);
+    } catch (error) {
+      if (error instanceof InvalidWeekError) throw new BadRequestException({ statusCode: 400, code: 'OPTIMIZER.INVALID_PARAM', field: error.field, message: error.message });
+      throw error;
+    }
+    return weeklyAttribution(await this.visible(principal), weekStart, tenantScope(this.tenancy, principal), new Date());
+  }
+}
