@@ -47,6 +47,12 @@ export interface Hypothesis {
    * holding, plus a half when a family the mode reads left its usual level. Orders what to ask next.
    */
   promise: number;
+  /**
+   * For undetermined modes: the families of the clauses still undecided, and whether every other
+   * clause already holds (one clause from a verdict).
+   */
+  openFamilies: string[];
+  nearVerdict: boolean;
 }
 
 interface ClauseResult {
@@ -190,13 +196,18 @@ export interface RankingContext {
 
 export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: RankingContext): Hypothesis {
   const { symptoms, symptomStart } = rank;
-  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, recoveredFamilies: [] as string[], explainedBy: null, magnitude: 0, state: false, named: false, families: [] as string[], fit: 0, promise: 0 };
+  const base = { mode, support: [] as string[], missing: [] as string[], score: 0, at: null, family: null, recovered: false, recoveredFamilies: [] as string[], explainedBy: null, magnitude: 0, state: false, named: false, families: [] as string[], fit: 0, promise: 0, openFamilies: [] as string[], nearVerdict: false };
   const refuting = mode.refutedBy.map((c) => ('allOf' in c ? evaluateAll(c.allOf, ctx) : evaluateOne(c, ctx))).find((r) => r.result === 'holds');
   if (refuting) return { ...base, verdict: 'refuted', deciding: [refuting.lines.map((l) => l.line).join('; ')] };
   const clauses = mode.signature.map((c) => evaluateClause(c, ctx));
   const failed = clauses.find((c) => c.result === 'fails');
   if (failed) return { ...base, verdict: 'refuted', deciding: failed.lines.slice(0, 2).map((l) => l.line) };
   const open = clauses.filter((c) => c.result === 'unknown');
+  if (open.length > 0) {
+    const undecided = mode.signature.filter((_, i) => clauses[i].result === 'unknown');
+    const openFamilies = unique(undecided.flatMap((c) => ('anyOf' in c ? c.anyOf.flatMap((alt) => ('allOf' in alt ? alt.allOf : [alt])) : [c])).flatMap(conditionFamilies));
+    Object.assign(base, { openFamilies, nearVerdict: open.length === 1 && clauses.length > 1 && clauses.every((c) => c.result !== 'fails') });
+  }
   if (open.length > 0) return { ...base, verdict: 'undetermined', promise: promiseOf(mode, clauses, ctx), deciding: [], missing: unique(open.flatMap((c) => [...c.lines].sort((a, b) => Number(a.family !== null) - Number(b.family !== null)).map((l) => l.line))).slice(0, 3) };
   const lines = clauses.flatMap((c) => c.lines);
   const support = mode.supporting.map((c) => evaluateCondition(c, ctx)).filter((r) => r.result === 'holds');

@@ -233,6 +233,18 @@ describe('hypotheses', () => {
     expect(decided.lead?.mode.id).toBe('connection-exhaustion');
   });
 
+  it('a mode one clause from a verdict is asked about first: once the log shows checkpoint warnings, write volume and disk I/O come before families no evidence points at', () => {
+    const logsRead: EvidenceFactV1 = { queryId: 'logs', kind: 'count', subject: 'logs: log lines', value: 155, unit: 'lines', attributes: { source: 'logs' } };
+    const warnings: EvidenceFactV1 = { queryId: 'logs', kind: 'event', subject: 'log pattern checkpoint', value: 32, unit: 'lines', attributes: { source: 'logs', pattern: 'checkpoint', firstAt: at(10) } };
+    const latency = metric({ family: 'statement_latency', unit: 'seconds', shape: [0.01, 0.01, 0.2, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3], score: 9, shiftMinute: 10, prior: 0.01 });
+    const open = testHypotheses(thread('latency-regression', ['statement_latency'], true), [logsRead, warnings, latency]);
+    expect(open.hypotheses.find((h) => h.mode.id === 'checkpoint-storm')?.verdict).toBe('undetermined');
+    const asked = openEvidence(open.hypotheses, open.context, [])?.families ?? [];
+    // The checkpoint storm is one clause from a verdict: every way to measure its write burst ranks in the first batch.
+    for (const f of ['wal', 'io_throughput']) expect(asked.indexOf(f)).toBeGreaterThanOrEqual(0);
+    for (const f of ['wal', 'io_throughput']) expect(asked.indexOf(f)).toBeLessThan(6);
+  });
+
   it('the brief names the mode, the deciding numbers, what was ruled out, and what would settle untested modes', () => {
     const facts = [
       metric({ family: 'connections', shape: [120, 150, 200, 300, 420, 480, 495, 499, 500, 500, 499, 500], score: 9, shiftMinute: 10, slope: 500 }),
@@ -379,7 +391,7 @@ describe('hypotheses', () => {
   });
 
   it('a state leads on its rank; among changes only, the mode holding the earliest sustained change leads unless its change is dwarfed', () => {
-    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, recoveredFamilies: [], explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, ...o });
+    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, recoveredFamilies: [], explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, openFamilies: [], nearVerdict: false, ...o });
     const limit = h('connection-exhaustion', { state: true, named: true, magnitude: 1, families: ['connections'] });
     const wal = h('checkpoint-storm', { magnitude: 0.6, families: ['checkpoints', 'wal'], family: 'checkpoints' });
     const load = h('batch-job', { magnitude: 0.5, families: ['rows_written'] });
@@ -435,7 +447,7 @@ describe('hypotheses', () => {
     const r = evaluateCondition({ kind: 'atLimit', family: 'connections', limit: 'connection_limit', ratio: 0.9 }, buildContext([conn, limit], WINDOW, null));
     expect(r).toMatchObject({ result: 'holds', chronic: true });
     expect(r.line).toMatch(/as high in the hour before the window .*a standing condition/);
-    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, recoveredFamilies: [], explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, ...o });
+    const h = (id: string, o: Partial<Hypothesis>): Hypothesis => ({ mode: FAILURE_MODES.find((m) => m.id === id)!, verdict: 'confirmed', deciding: ['d'], support: [], missing: [], score: 0.5, at: null, family: null, recovered: false, recoveredFamilies: [], explainedBy: null, magnitude: 0.5, state: false, named: false, families: [], fit: 1, promise: 0, openFamilies: [], nearVerdict: false, ...o });
     // A state whose onset is far from the symptom's does not lead on its own either.
     expect(chooseLead([h('restart', { state: true, fit: 0.3, magnitude: 0.8 }), h('deadlocks', { families: ['deadlocks'], magnitude: 0.6 })], 'deadlocks')?.mode.id).toBe('deadlocks');
   });

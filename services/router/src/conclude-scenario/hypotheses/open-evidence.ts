@@ -18,6 +18,9 @@ export const OPEN_HYPOTHESES_KIND = 'open_hypotheses';
  */
 const MAX_ASKED = 3 * MAX_QUERIES_PER_BATCH;
 
+/** Families given to modes one clause from a verdict before the breadth-first round: half a batch. */
+const NEAR_VERDICT_SHARE = Math.floor(MAX_QUERIES_PER_BATCH / 2);
+
 export interface OpenEvidence {
   families: string[];
   /** The modes whose evidence the question asks for, in the order their families were taken. */
@@ -69,6 +72,15 @@ export function openEvidence(hypotheses: readonly Hypothesis[], ctx: EvidenceCon
   const wanted = open.map((h) => ({ mode: h.mode.id, families: modeFamilies(h.mode).filter((f) => !measured.has(f) && familyPhrase(f, measured) !== null) })).filter((w) => w.families.length > 0);
   const families: string[] = [];
   const modes: string[] = [];
+  // A mode one clause from a verdict (the log already shows checkpoint warnings; only the write
+  // burst is unmeasured) gets every way to measure that clause first, within half a batch.
+  for (const h of open.filter((o) => o.nearVerdict)) {
+    for (const f of h.openFamilies.filter((x) => !measured.has(x) && familyPhrase(x, measured) !== null)) {
+      if (families.length >= NEAR_VERDICT_SHARE || families.includes(f)) continue;
+      families.push(f);
+      if (!modes.includes(h.mode.id)) modes.push(h.mode.id);
+    }
+  }
   for (let depth = 0; families.length < MAX_ASKED && wanted.some((w) => w.families.length > depth); depth++) {
     for (const w of wanted) {
       const f = w.families[depth];
