@@ -8,6 +8,7 @@ import { buildContext } from './evidence-context';
 import { FAILURE_MODES, FailureModesData, explainsMode, logPatternWords } from './failure-modes.data';
 import type { Hypothesis } from './evaluate-modes';
 import { chooseLead, hypothesisBrief, ruledOut, testHypotheses } from './hypothesis-brief';
+import { familyObservation } from './lead-observations';
 import { familyPhrase, openEvidence } from './open-evidence';
 import { changeFactor, signalState } from './signal-state';
 
@@ -319,6 +320,19 @@ describe('hypotheses', () => {
     expect(brief.observations.join(' ')).not.toMatch(/uptime/i);
     // What another channel observed (a statement) keeps a place; the provider's metric lines do not repeat.
     expect(brief.observations).toContain('statement digest:ab (SELECT) takes 70% of the statement time');
+  });
+
+  it('an observation goes the way the series went, says "already at" only for a real head start, and leaves clocks to the events', () => {
+    const role = signalState(familySignals([metric({ family: 'failover', metric: 'pg_settings_in_hot_standby', bad: 'both', shape: [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], score: 9, shiftMinute: 20, prior: 1 })])[0]);
+    expect(familyObservation(role)).toMatch(/dropped to 0 from about 10:00 UTC/);
+    const age = signalState(familySignals([metric({ family: 'transaction_age', unit: 'seconds', shape: [0.23, 15, 247, 547, 848, 1147, 1448, 1748, 2048, 2347, 2647, 2955], score: 9, shiftMinute: 5, slope: 3400, prior: 0 })])[0]);
+    expect(familyObservation(age)).not.toMatch(/already at/);
+    const boot = metric({ family: 'restarts', metric: 'node_boot_time_seconds', unit: 'seconds', shape: flat(1796000000), score: 9, prior: 1795875141 });
+    const out = testHypotheses(thread('failover-restart', ['restarts']), [boot, metric({ family: 'failover', bad: 'both', shape: [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], score: 9, shiftMinute: 20, prior: 1 })]);
+    expect(out.lead?.mode.id).toBe('failover');
+    const observed = hypothesisBrief({ ...out, lead: out.lead! }, { observations: [], strongestAlternative: 'alt', workloadAttribution: null, undetermined: [] }).observations.join(' ');
+    expect(observed).toMatch(/^Failover/);
+    expect(observed).not.toMatch(/node_boot_time_seconds/);
   });
 
   it('a symptom that is bad when it rises and stayed at zero throughout is a healthy reading: slow queries at zero and the same traffic are a false alarm, whatever a session count did for a minute', () => {

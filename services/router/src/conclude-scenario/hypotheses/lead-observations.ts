@@ -22,12 +22,27 @@ function usualPart(st: SignalState): string | null {
   return `usually ${val(st, st.usual)}${st.usualFrom === 'prior_hour' ? ' (the hour before the window)' : ''}`;
 }
 
-/** What the series did inside the window, by the shape of its excursion. */
+/** Seconds since 1970 past September 2001: a series this large in seconds is a clock (a start or boot time), not a level. */
+const UNIX_TIME_FLOOR = 1e9;
+
+/** A start or boot time: its change is an event (a restart), reported as such, never as a level. */
+function isClock(st: SignalState): boolean {
+  return st.signal.unit === 'seconds' && (st.signal.min ?? 0) * st.signal.scale >= UNIX_TIME_FLOOR;
+}
+
+/** Away from the usual level when the window began by at least a quarter of the way to its extreme: worth saying. */
+function startedAway(st: SignalState, extreme: number | null): boolean {
+  if (!st.elevatedAtStart || st.start === null || st.usual === null || extreme === null) return false;
+  const span = Math.abs(extreme - st.usual);
+  return span > 0 && Math.abs(st.start - st.usual) >= 0.25 * span;
+}
+
+/** What the series did inside the window, by the shape of its excursion, in the direction it went. */
 function movePart(st: SignalState): string {
-  const down = st.signal.badDirection === 'down';
-  const extreme = down ? st.low : st.high;
-  const at = down ? '' : ` at ${clock(st.signal.maxAt)}`;
-  const start = st.elevatedAtStart ? `already at ${val(st, st.start)} when the window began, ` : '';
+  const falling = st.sustained !== null && st.usual !== null && st.sustained !== st.usual ? st.sustained < st.usual : st.signal.badDirection === 'down';
+  const extreme = falling ? st.low : st.high;
+  const at = falling ? '' : ` at ${clock(st.signal.maxAt)}`;
+  const start = startedAway(st, extreme) ? `already at ${val(st, st.start)} when the window began, ` : '';
   switch (st.shape) {
     case 'flat':
       return st.low === st.high ? `${start}held ${val(st, st.low)} throughout the window` : `${start}stayed between ${val(st, st.low)} and ${val(st, st.high)}`;
@@ -38,9 +53,9 @@ function movePart(st: SignalState): string {
     case 'oscillation':
       return `${start}swung between ${val(st, st.low)} and ${val(st, st.high)}`;
     case 'step':
-      return `${start}${down ? 'dropped' : 'rose'} to ${val(st, st.sustained)}${st.signal.shiftAt !== null ? ` from about ${clock(st.signal.shiftAt)}` : ''}${extreme !== st.sustained ? ` (${down ? 'lowest' : 'peak'} ${val(st, extreme)}${at})` : ''}`;
+      return `${start}${falling ? 'dropped' : 'rose'} to ${val(st, st.sustained)}${st.signal.shiftAt !== null ? ` from about ${clock(st.signal.shiftAt)}` : ''}${extreme !== st.sustained ? ` (${falling ? 'lowest' : 'peak'} ${val(st, extreme)}${at})` : ''}`;
     default:
-      return `${start}${down ? 'lowest' : 'peak'} ${val(st, extreme)}${at}`;
+      return `${start}${falling ? 'lowest' : 'peak'} ${val(st, extreme)}${at}`;
   }
 }
 
@@ -69,7 +84,7 @@ function bearingFamilies(lead: Hypothesis, ctx: EvidenceContext, asked: readonly
   const reads = [...lead.mode.evidence.families, ...lead.mode.symptoms] as string[];
   const candidates = [...new Set([...lead.families, ...lead.recoveredFamilies, ...asked, ...reads])]
     .map((f) => worst(ctx, f))
-    .filter((st): st is SignalState => st !== null);
+    .filter((st): st is SignalState => st !== null && !isClock(st));
   const changed = candidates.filter(moved).sort((a, b) => Number(!lead.families.includes(a.signal.family)) - Number(!lead.families.includes(b.signal.family)) || reach(b) - reach(a));
   const steady = candidates.filter((st) => !moved(st) && (lead.families.includes(st.signal.family) || asked.includes(st.signal.family)));
   return [...changed, ...steady];
