@@ -271,7 +271,8 @@ function tracks(c: Extract<Condition, { kind: 'tracks' }>, ctx: EvidenceContext)
   const ta = onsetOf(a, ctx);
   const tb = onsetOf(b, ctx);
   const together = ta === null || tb === null || Math.abs(ta - tb) <= TOGETHER_MS;
-  const text = `${label(c.family)} grew by ${val(a, a.rampPerHour)} per hour while ${label(c.other)} grew by ${val(b, b.rampPerHour)} per hour${ta !== null && tb !== null ? `, from ${clock(ta)} and ${clock(tb)}` : ''}`;
+  const since = ta === null || tb === null ? '' : clock(ta) === clock(tb) ? `, both from ${clock(ta)}` : `, from ${clock(ta)} and ${clock(tb)}`;
+  const text = `${label(c.family)} grew by ${val(a, a.rampPerHour)} per hour while ${label(c.other)} grew by ${val(b, b.rampPerHour)} per hour${since}`;
   return ratio <= c.within && together ? holds(c.family, `${text}: they grew in step`, 0.9, ta !== null && tb !== null ? Math.min(ta, tb) : (ta ?? tb)) : fails(c.family, text);
 }
 

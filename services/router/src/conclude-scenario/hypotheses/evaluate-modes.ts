@@ -186,6 +186,26 @@ function recoveryOf(mode: FailureMode, lines: readonly ConditionResult[], ctx: E
 
 const recoveryFields = (r: Recovery) => ({ recovered: r.recovered, recoveredFamilies: r.back });
 
+/**
+ * The lines that decided a confirmed mode, as an engineer states them: what names the mechanism
+ * first (a limit reached, a log line, two series growing in step), then the largest finding; one
+ * line per family, so a lag is not told three times (rose, climbed, held).
+ */
+function decidingLines(lines: readonly ConditionResult[]): string[] {
+  const ordered = [...lines].sort((a, b) => Number(b.names === true) - Number(a.names === true) || b.magnitude - a.magnitude);
+  const told = new Set<string>();
+  const kept: string[] = [];
+  for (const l of ordered) {
+    // A line that names the mechanism is told besides the family's own measure, never instead of it.
+    if (l.names !== true && l.family !== null) {
+      if (told.has(l.family)) continue;
+      told.add(l.family);
+    }
+    kept.push(l.line);
+  }
+  return unique(kept).slice(0, 3);
+}
+
 /** What the ranking knows besides the mode's own evidence. */
 export interface RankingContext {
   symptoms: readonly string[];
@@ -223,7 +243,7 @@ export function evaluateMode(mode: FailureMode, ctx: EvidenceContext, rank: Rank
   return {
     ...base,
     verdict: 'confirmed',
-    deciding: unique([...lines].sort((a, b) => b.magnitude - a.magnitude).map((l) => l.line)).slice(0, 3),
+    deciding: decidingLines(lines),
     support: unique(support.map((s) => s.line)).slice(0, 2),
     score,
     at,

@@ -355,6 +355,9 @@ describe('hypotheses', () => {
     const age = metric({ family: 'transaction_age', unit: 'seconds', shape: ramp.map((v) => v + 60), score: 9, shiftMinute: 5, slope: 3300, prior: 0 });
     const held = testHypotheses(thread('replication-lag', ['replication_lag']), [lag, writes, age]);
     expect(held.lead?.mode.id).toBe('replication-lag-replica-query');
+    // The line that names the mechanism comes first, and the lag is told once, not as a rise, a climb and a level.
+    expect(held.lead?.deciding[0]).toMatch(/they grew in step/);
+    expect(held.lead?.deciding.filter((d) => /^replica lag/.test(d) && !/in step/.test(d))).toHaveLength(1);
     const capacity = held.hypotheses.find((h) => h.mode.id === 'replication-lag-replica-capacity');
     expect(capacity?.verdict).toBe('refuted');
     expect(capacity?.deciding[0]).toMatch(/replica lag grew by .* per hour while oldest open transaction grew by .* per hour.*: they grew in step/);
