@@ -32,7 +32,7 @@ async function main(): Promise<number> {
   type Published = import('@aoc/contracts').RunPublishedV1;
   const { startPlatform, runExample, loadExample, frozenCaseFiles, localOptimizerPorts, optimizerTransact, gitCandidateWriter, demoWorkingCopy, OPTIMIZER_DEMO_TICKETS, OPTIMIZER_DEMO_RECORDINGS } = await import('@aoc/launcher');
   const { loadRecordings } = await import('@aoc/service-provider-executor');
-  const { FocusController, FocusIteration, RecordVerifier, CollectSignalsHandler, allRecords, recordFileName, recordMarkdown, parseRecordMarkdown, weeklyAttribution } = await import('@aoc/service-optimizer');
+  const { FocusController, FocusIteration, RecordVerifier, CollectSignalsHandler, allRecords, allNotifications, recordFileName, recordMarkdown, parseRecordMarkdown, weeklyAttribution } = await import('@aoc/service-optimizer');
   if (!onDemoDeployment()) throw new Error('the optimizer demo runs on the demo deployment data');
 
   const started = Date.now();
@@ -129,6 +129,10 @@ async function main(): Promise<number> {
       out(`attribution, week of ${week.period.from}: ${week.totals.verified} verified, ${week.totals.ineffective} ineffective, ${week.totals.pendingAtWeekEnd} pending`);
       for (const i of week.improvements) out(`      ${i.ticketKey.padEnd(10)} ${i.recordId} ${i.changes.join('; ')}`);
     }
+    const notes = await deps.transact(({ manager }) => allNotifications(manager));
+    const tally = new Map<string, number>();
+    for (const n of notes) tally.set(`${n.kind} ${n.status}`, (tally.get(`${n.kind} ${n.status}`) ?? 0) + 1);
+    out(`notifications: ${[...tally].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}${notes.some((n) => n.status === 'not_configured') ? ' (no AOC_OPTIMIZER_WEBHOOK_URL: recorded, not sent)' : ''}`);
     out(`\ndone in ${Date.now() - started} ms`);
     return verified?.statuses.every((s) => s.status === 'optimized_verified') ? 0 : 1;
   } finally {

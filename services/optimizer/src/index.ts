@@ -21,3 +21,8 @@ export { InvalidRecordError, OptimizationRecord, RecordDocument, parseRecord, pa
 export { weeklyAttribution, type WeeklyAttribution } from './records/weekly-attribution';
 export { dataVersionWith } from './records/data-version';
 export { PROBLEM_STATUSES, PROBLEM_TRANSITIONS, problemStateDiagram, type ProblemStatus } from './focus/problem-status-machine';
+export { NotificationConfig, webhookFromEnv, deliveryOnWrite, retryDelayMs, type Webhook } from './notifications/notification-config';
+export { NOTIFICATION_FORMAT, NOTIFICATION_KINDS, NOTIFICATION_SCHEMA_VERSION, OptimizerNotification, notificationIdOf, singleTicketResultNotification, type NotificationKind } from './notifications/notification-payload';
+export { signWebhook, verifyWebhook, WEBHOOK_HEADERS } from './notifications/webhook-signature';
+export { WebhookSender, type DeliveryPass } from './notifications/webhook-sender';
+export { allNotifications, DELIVERY_STATUSES, type DeliveryStatus, type StoredNotification } from './persistence/notification-store';

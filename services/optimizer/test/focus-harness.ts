@@ -85,7 +85,7 @@ export class FocusHarness {
   async seed(): Promise<void> {
     this.published.length = 0;
     this.writes = 0;
-    await this.ds.query(`TRUNCATE "optimizer"."checkpoints", "optimizer"."focuses", "optimizer"."focus_rejections", "optimizer"."signal_refs", "optimizer"."ticket_timelines", "optimizer"."answer_versions", "optimizer"."leases", "optimizer"."verdicts", "optimizer"."problem_statuses", "optimizer"."optimization_records"`);
+    await this.ds.query(`TRUNCATE "optimizer"."checkpoints", "optimizer"."focuses", "optimizer"."focus_rejections", "optimizer"."signal_refs", "optimizer"."ticket_timelines", "optimizer"."answer_versions", "optimizer"."leases", "optimizer"."verdicts", "optimizer"."problem_statuses", "optimizer"."optimization_records", "optimizer"."notifications", "optimizer"."focus_transitions"`);
     const handler = new CollectSignalsHandler();
     for (const [i, ticketKey] of TICKETS.entries()) {
       const runId = `run-20261201-0000000${i}-001`;

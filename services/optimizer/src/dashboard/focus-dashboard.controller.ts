@@ -1,20 +1,25 @@
 import { Access, CurrentPrincipal, TENANCY, tenantScope, type Principal, type Tenancy } from '@aoc/auth';
 import { DATA_SOURCE } from '@aoc/service-host';
-import { applyDecorators, Controller, Get, Header, Inject, NotFoundException, Param } from '@nestjs/common';
+import { Controller, Get, Inject, NotFoundException, Param } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { focusPath, focusState } from '../focus/focus-path';
 import { checkpointsOf } from '../persistence/checkpoint-store';
+import { focusHistory } from '../persistence/focus-history';
 import { focusById, focusesWithCheckpoints, focusVisibleTo } from '../persistence/focus-store';
+import { notificationsAbout, notificationVisibleTo } from '../persistence/notification-store';
 import { signals } from '../persistence/signal-store';
 import { renderFocus, renderFocusList } from './focus.view';
+import { HtmlPage } from './html-page';
 
-const HtmlPage = (): MethodDecorator => applyDecorators(Header('content-type', 'text/html; charset=utf-8'), Header('x-content-type-options', 'nosniff'), Header('cache-control', 'no-store'));
-const FOCUS_ID = /^focus-[0-9a-f]{12}$/;
+/** A Focus id; a grouping offered again after its rejection is `focus-<12 hex>-<n>`. */
+export const FOCUS_ID = /^focus-[0-9a-f]{12}(-\d{1,3})?$/;
 
 /**
  * The optimizer's read-only pages and JSON: Focuses, their cases, checkpoints and gate tables. A
  * Focus gathers cases of many tickets: a principal confined to a tenant sees the Focuses whose
  * tickets are all its tenant's (another tenant's is "not found") and the open signals of its own
- * tickets; one who sees every tenant sees all.
+ * tickets; one who sees every tenant sees all. A Focus's page draws the state machine with its
+ * current status and the path it took (`/v1/focuses/:id/state` as JSON).
  */
 @Controller()
 @Access('viewer')
@@ -42,7 +47,9 @@ export class FocusDashboardController {
   @HtmlPage()
   async detail(@Param('focusId') focusId: string, @CurrentPrincipal() principal: Principal): Promise<string> {
     const { focus, checkpoints } = await this.one(focusId, principal);
-    return renderFocus(focus, checkpoints);
+    const tenant = tenantScope(this.tenancy, principal);
+    const notifications = (await notificationsAbout(this.dataSource.manager, focus.focusId)).filter((n) => notificationVisibleTo(n, tenant));
+    return renderFocus(focus, checkpoints, focusPath(focus.status, await focusHistory(this.dataSource.manager, focus.focusId), checkpoints), notifications);
   }
 
   @Get('v1/focuses')
@@ -53,6 +60,13 @@ export class FocusDashboardController {
   @Get('v1/focuses/:focusId')
   async detailJson(@Param('focusId') focusId: string, @CurrentPrincipal() principal: Principal): Promise<unknown> {
     return this.one(focusId, principal);
+  }
+
+  /** Where the Focus is in the state machine, the path it took (recorded, or inferred from its checkpoints) and every move with how often it took it. */
+  @Get('v1/focuses/:focusId/state')
+  async stateJson(@Param('focusId') focusId: string, @CurrentPrincipal() principal: Principal): Promise<unknown> {
+    const { focus, checkpoints } = await this.one(focusId, principal);
+    return focusState(focus.focusId, focus.status, focusPath(focus.status, await focusHistory(this.dataSource.manager, focus.focusId), checkpoints));
   }
 
   private async visible(tenant: string | null) {

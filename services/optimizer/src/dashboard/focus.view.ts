@@ -1,28 +1,18 @@
-import { href, html, trusted, type SafeHtml } from '@aoc/safe-html';
+import { href, html, type SafeHtml } from '@aoc/safe-html';
 import type { GateResult } from '../focus/candidate-gate';
 import { latest, type Checkpoint } from '../persistence/checkpoint-store';
 import type { FocusRow } from '../persistence/focus-store';
 import type { StoredSignal } from '../persistence/signal-store';
 import type { JudgedReplay } from '../run-focus/replay-judging';
+import type { PathStep } from '../focus/focus-path';
+import type { StoredNotification } from '../persistence/notification-store';
+import { renderFocusDiagram, renderFocusPath } from './focus-diagram.view';
+import { notificationTable } from './notifications.view';
+import { page, status } from './page.view';
 
-/** The optimizer's pages: server-rendered, no script, every value escaped by the `html` tag. */
+/** The optimizer's pages: server-rendered, no script, every value escaped by the `html` tag (layout in page.view.ts). */
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
-const CSS = trusted(`
-body { margin: 0; font: 14px/1.5 system-ui, sans-serif; color: #0f172a; background: #f8fafc; }
-header { background: #0f172a; color: #fff; padding: 14px 24px; } header a { color: #fff; text-decoration: none; font-weight: 700; }
-main { max-width: 1180px; margin: 0 auto; padding: 24px; } h1 { font-size: 22px; margin: 0 0 6px; } h2 { font-size: 16px; margin: 26px 0 8px; }
-table { border-collapse: collapse; width: 100%; background: #fff; } th, td { border-bottom: 1px solid #e2e8f0; padding: 6px 8px; text-align: left; vertical-align: top; }
-th { color: #64748b; font-weight: 600; font-size: 12px; text-transform: uppercase; } .muted { color: #64748b; } code { font-size: 12px; }
-.met { color: #15803d; } .gap { color: #b91c1c; } .inconclusive, .not_applicable { color: #64748b; }
-`);
-
-export function page(title: string, body: SafeHtml): string {
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>${title} · Auto-oncall optimizer</title><style>${CSS}</style></head>
-<body><header><a href="/focuses">Auto-oncall · Optimizer</a></header><main>${body}</main></body></html>`.value;
-}
-
-const status = (s: string) => html`<span class="${s}">${s}</span>`;
+export { page, status } from './page.view';
 
 export function renderFocusList(focuses: readonly { focus: FocusRow; checkpoints: readonly Checkpoint[] }[], open: readonly StoredSignal[]): string {
   const bySignature = new Map<string, number>();
@@ -47,19 +37,23 @@ ${cases.map((c) => html`<tr><td>${c.caseId}</td><td>${c.role}</td><td>${c.leadin
 </tbody></table>`;
 }
 
-function gateTable(gate: GateResult): SafeHtml {
+export function gateTable(gate: GateResult): SafeHtml {
   return html`<p>Gate <strong>${gate.status}</strong>: ${gate.reason}. Regressions ${gate.regressions.length}, control regressions ${gate.controlRegressions.length}, follow-up gaps ${gate.followUpGaps.length}.</p>
 <table><thead><tr><th>Case</th><th>Role</th><th>Criterion</th><th>Baseline</th><th>Challenger</th><th>Transition</th></tr></thead><tbody>
 ${gate.table.map((r) => html`<tr><td>${r.caseId}</td><td>${r.role}</td><td>${r.criterionId}${r.blocking ? ' (blocking)' : ''}</td><td>${status(r.baseline)}</td><td>${status(r.challenger)}</td><td>${r.transition}</td></tr>`)}
 </tbody></table>`;
 }
 
-export function renderFocus(focus: FocusRow, checkpoints: readonly Checkpoint[]): string {
+export function renderFocus(focus: FocusRow, checkpoints: readonly Checkpoint[], path: readonly PathStep[] = [], notifications: readonly StoredNotification[] = []): string {
   const c = focus.candidate;
   const attempts = [...new Set(checkpoints.map((x) => x.attempt))].sort((a, b) => a - b);
   return page(
     focus.focusId,
     html`<h1>${focus.focusId}</h1><p>${c.problemStatement}</p><p class="muted">Status ${focus.status} · signature <code>${c.signature}</code> · digest <code>${focus.focusDigest}</code></p>
+<h2>State</h2><p class="muted">The Focus state machine (focus-machine.ts): the current status is filled, the way this Focus came is blue, final statuses have a double border. JSON: <a href="${href(['v1', 'focuses', focus.focusId, 'state'])}">state</a>.</p>
+${renderFocusDiagram(focus.status, path)}
+${renderFocusPath(path)}
+${notifications.length ? html`<h2>Notifications</h2>${notificationTable(notifications)}` : ''}
 <h2>Criteria</h2><table><thead><tr><th>Id</th><th>Kind</th><th>Blocking</th><th>Needs</th></tr></thead><tbody>${c.criteria.map((k) => html`<tr><td>${k.id}</td><td>${k.kind}</td><td>${k.id === c.blockingCriterionId ? 'yes' : ''}</td><td>${k.requiredCapabilities.join(', ')}</td></tr>`)}</tbody></table>
 <h2>Cases</h2><table><thead><tr><th>Ticket</th><th>Role</th><th>Problem ref</th><th>Answer version</th><th>Cutoff</th><th>Statement</th></tr></thead><tbody>
 ${c.targets.map((t) => html`<tr><td>${t.ticketKey}</td><td>target</td><td><code>${t.ref}</code></td><td><code>${t.source.runId}</code></td><td>${t.source.cutoff ?? '—'}</td><td>${t.statement}</td></tr>`)}

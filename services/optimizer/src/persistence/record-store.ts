@@ -1,7 +1,9 @@
 import type { EntityManager } from 'typeorm';
-import { problemTransitionFor, type ProblemEvent, type ProblemStatus } from '../focus/problem-status-machine';
+import { PROBLEM_STATUS_MEANING, problemTransitionFor, type ProblemEvent, type ProblemStatus } from '../focus/problem-status-machine';
+import { problemDecidedNotification } from '../notifications/notification-payload';
 import { parseRecord, ProblemStatusEntry, type OptimizationRecord, type VerificationEvidence } from '../records/optimization-record';
 import { blockedByRecords, type RecordedProblem, type SignalAnswer } from '../records/record-dedupe';
+import { enqueueNotification } from './notification-store';
 import { isoOrNull, isoValue, jsonValue } from './row-values';
 import { releaseConsumed } from './signal-store';
 
@@ -10,7 +12,8 @@ import { releaseConsumed } from './signal-store';
  * of Focus, attempt, base version and candidate, so a repeat is a no-op) and read back through its
  * schema. A problem's status moves only through `moveProblems`, which applies one row of the
  * problem-status machine as a conditional write: a move already made (by a resumed run, a
- * redelivery or another replica) changes nothing, so nothing is lost or done twice.
+ * redelivery or another replica) changes nothing, so nothing is lost or done twice. A move to a
+ * final status (`optimized_verified`, `ineffective`) writes the problem's notification with it.
  */
 
 export interface StoredRecord {
@@ -104,6 +107,12 @@ export async function moveProblems(m: EntityManager, record: OptimizationRecord,
     if (rows.length > 0) moved.push(ref);
   }
   if (row.releasesRef) await releaseConsumed(m, moved);
+  // A decided problem is a terminal result: its notification is written with the move, once (its id is the record's and the ref's).
+  if (moved.length > 0 && PROBLEM_STATUS_MEANING[row.to].final && (row.to === 'optimized_verified' || row.to === 'ineffective')) {
+    const to = row.to;
+    const tenants: { tenants: string[] }[] = await m.query(`SELECT "tenants" FROM "optimizer"."optimization_records" WHERE "record_id" = $1`, [record.recordId]);
+    for (const ref of moved) await enqueueNotification(m, problemDecidedNotification(record, ref, to, event, why(ref), evidence.get(ref) ?? null, tenants[0]?.tenants ?? [], at), at);
+  }
   return moved;
 }
 

@@ -143,15 +143,17 @@ export class FocusController {
     const candidate = selected.candidate;
     const check = await this.deps.transact(async ({ manager: m }) => recheckSources(candidate, await currentSources(m, candidate)));
     if (check.kind === 'unverifiable') {
-      await this.deps.transact(({ manager: m }) => transition(m, selected, 'source_unverifiable', {}, this.deps.now()));
-      return { outcome: 'source_unverifiable', reason: `no timeline collected for ${check.cases.join(', ')}: the source cannot be verified yet`, focusId: selected.focusId };
+      const reason = `no timeline collected for ${check.cases.join(', ')}: the source cannot be verified yet`;
+      await this.deps.transact(({ manager: m }) => transition(m, selected, 'source_unverifiable', {}, this.deps.now(), reason));
+      return { outcome: 'source_unverifiable', reason, focusId: selected.focusId };
     }
     if (check.kind === 'changed') {
+      const reason = `${check.changedRefs.length} target(s) changed since selection; ${check.releasedRefs.length} ref(s) released`;
       await this.deps.transact(async ({ manager: m }) => {
         await recordRejection(m, candidate, 'focus_candidate_source_changed', `changed: ${check.changedRefs.join(', ')}`, null, this.deps.now());
-        await transition(m, selected, 'focus_candidate_source_changed', { changed: check.changedRefs }, this.deps.now());
+        await transition(m, selected, 'focus_candidate_source_changed', { changed: check.changedRefs }, this.deps.now(), reason);
       });
-      return { outcome: 'focus_candidate_source_changed', reason: `${check.changedRefs.length} target(s) changed since selection; ${check.releasedRefs.length} ref(s) released`, focusId: selected.focusId };
+      return { outcome: 'focus_candidate_source_changed', reason, focusId: selected.focusId };
     }
     const base = this.deps.data.baseVersion();
     const existing = ofKind(await this.deps.transact(({ manager: m }) => checkpointsOf(m, selected.focusId)), 'baseline').find((c) => c.baseVersion === base);
@@ -161,13 +163,13 @@ export class FocusController {
       await appendCheckpoint(m, { focusId: selected.focusId, kind: 'baseline', focusDigest: selected.focusDigest, baseVersion: base, attempt: 0, candidateDigest: null, payload: { cases, decision, droppedControls: check.droppedControls } }, this.deps.now());
       if (decision.outcome === 'focus_candidate_rejected') {
         await recordRejection(m, candidate, decision.outcome, decision.reason, { cases }, this.deps.now());
-        await transition(m, selected, decision.outcome, {}, this.deps.now());
+        await transition(m, selected, decision.outcome, {}, this.deps.now(), decision.reason);
         return { outcome: decision.outcome, reason: decision.reason, focusId: selected.focusId };
       }
       // The one-active index refuses a second active Focus (another replica got there first).
       const active = await m.query(`SELECT 1 FROM "optimizer"."focuses" WHERE "status" = 'active'`);
       if ((active as unknown[]).length > 0) return { outcome: 'no_focus_candidate', reason: 'another Focus became active first', focusId: selected.focusId };
-      await transition(m, selected, 'focus_created', { targets: candidate.targets.map((t) => t.ref) }, this.deps.now());
+      await transition(m, selected, 'focus_created', { targets: candidate.targets.map((t) => t.ref) }, this.deps.now(), decision.reason);
       return { outcome: 'focus_created', reason: decision.reason, focusId: selected.focusId };
     });
   }

@@ -97,7 +97,7 @@ export class FocusIteration {
 
   /** Ends the run in `outcome`, through the state machine (which refuses an outcome the Focus's status does not allow). */
   private async end(focus: FocusRow, outcome: TransitionOutcome, reason: string, refs: RefSets = {}): Promise<StepResult> {
-    await this.deps.transact(({ manager: m }) => transition(m, focus, outcome, refs, this.deps.now()));
+    await this.deps.transact(({ manager: m }) => transition(m, focus, outcome, refs, this.deps.now(), reason));
     return { outcome, reason, focusId: focus.focusId };
   }
 
@@ -166,7 +166,7 @@ export class FocusIteration {
       const kinds = await kindsOf(uow.manager, candidate.targets.map((t) => t.ref));
       const record = await saveRecord(uow.manager, buildRecord({ focus, attempt, proposer: this.deps.proposer.engine, baseVersion: base, candidateDigest: digest, diff, before: texts, after: files, manifest: this.deps.data.manifest, read: this.deps.data.read, unifiedDiff: unified, gate, commit, kinds, at }), focus.tenants, at);
       await settleRecord(uow.manager, record, at);
-      await transition(uow.manager, focus, 'candidate_enqueued', {}, at);
+      await transition(uow.manager, focus, 'candidate_enqueued', {}, at, gate.reason);
     });
     return { outcome: 'candidate_enqueued', reason: gate.reason, focusId: focus.focusId };
   }
