@@ -24,6 +24,12 @@ export const TenantId = z
  * only). Messages written before tenants existed parse as the single tenant.
  */
 export const RunTenant = TenantId.nullable().default(SINGLE_TENANT);
+/**
+ * A provider query's id: a safe slug used in artifact paths and dependency references, not a
+ * diagnostic category. One pattern for the contracts, every provider package and the optimizer.
+ */
+export const QUERY_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const QueryId = z.string().regex(QUERY_ID_PATTERN, 'must be a safe slug (a-z, 0-9, "_", "-") of at most 64 characters');
 export const ScenarioId = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'scenarioId must be a lower-case slug')

@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { ProviderName, RunId, ScenarioId, TicketKey, TimeWindow } from '../../common';
+import { ProviderName, QueryId, RunId, ScenarioId, TicketKey, TimeWindow } from '../../common';
 import { defineTopic } from '../../topic-definition';
 
 export const MAX_QUERIES_PER_BATCH = 12;
 
 export const PlannedQueryV1 = z.object({
-  id: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'query id must be a safe slug of at most 64 characters'),
+  id: QueryId,
   operation: z
     .enum(['promql_range', 'promql_instant', 'sql', 'top_sql', 'statements', 'slow_query', 'logs', 'activities', 'cluster_metadata', 'components', 'configuration'])
     .describe('Read-only operation of the provider package'),

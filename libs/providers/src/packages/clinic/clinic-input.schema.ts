@@ -1,3 +1,4 @@
+import { QueryId } from '@aoc/contracts';
 import { z } from 'zod';
 import { MAX_PROMQL_LENGTH } from '../../validation/promql';
 import { MAX_SQL_LENGTH } from '../../validation/read-only-sql';
@@ -5,7 +6,6 @@ import { MAX_SQL_LENGTH } from '../../validation/read-only-sql';
 export const CLINIC_MAX_QUERIES = 12;
 export const CLINIC_MAX_CONFIG_SELECTORS = 16;
 
-const QueryId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a safe slug (a-z, 0-9, "_", "-") of at most 64 characters');
 /** Org and cluster ids are given exactly; they end up in paths, headers and log selectors. */
 export const ClinicId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be an exact id of letters, digits, "_" or "-" (at most 64)');
 

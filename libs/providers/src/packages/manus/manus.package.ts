@@ -1,3 +1,4 @@
+import { QueryId } from '@aoc/contracts';
 import { z } from 'zod';
 import { runBatch, type BatchLimits } from '../../core/batch-scheduler';
 import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, TargetListing } from '../../core/evidence-package';
@@ -24,7 +25,6 @@ export const MANUS_MAX_POINTS = 11_000;
 /** Serial execution: one query at a time, the 108 s budget split per query, a 120 s hard limit. */
 export const MANUS_BATCH_LIMITS: BatchLimits = { concurrency: 1, budgetMs: 108_000, outerMs: 120_000 };
 
-const QueryId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a safe slug of at most 64 characters');
 const Window = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) }).strict();
 
 export const ManusQuery = z

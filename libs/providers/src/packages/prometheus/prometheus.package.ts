@@ -1,3 +1,4 @@
+import { QueryId } from '@aoc/contracts';
 import { z } from 'zod';
 import { CLINIC_BATCH_LIMITS, runBatch } from '../../core/batch-scheduler';
 import { executeTool, type ToolImplementation } from '../../core/execute-tool';
@@ -21,7 +22,6 @@ export { GenericLogsResult, LOG_PATTERNS, redactLogSample, summariseLogLines, va
 export { GenericChannelResult, GenericSqlResult } from './generic-sql.operation';
 export { validateReadOnlyMySqlStats, MYSQL_STATS_RELATIONS } from '../../validation/read-only-mysql-stats';
 
-const QueryId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a safe slug of at most 64 characters');
 const Window = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
 
 const MetricQuery = z

@@ -1,3 +1,4 @@
+import { QueryId } from '@aoc/contracts';
 import { z } from 'zod';
 import { HOUR_MS } from '../../core/time-window';
 import { INSTANCE_REF_PATTERN, ProtectedSeriesSchema } from '../../connectors/grafana-instance-ref';
@@ -13,7 +14,6 @@ export const WETECH_MAX_POINTS = 11_000;
 export const WETECH_OPERATIONS = ['promql_range', 'top_sql', 'statements', 'slow_query'] as const;
 export type WetechOperation = (typeof WETECH_OPERATIONS)[number];
 
-const QueryId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a safe slug of at most 64 characters');
 const Slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a lower-case inventory name');
 export const WetechWindow = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) }).strict();
 const InstanceRef = z.string().max(700).regex(INSTANCE_REF_PATTERN, 'must be an instance reference returned by this package');
