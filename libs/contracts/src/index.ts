@@ -1,5 +1,6 @@
 export * from './roles';
 export * from './common';
+export * from './limits';
 export * from './envelope';
 export * from './topic-definition';
 export * from './registry';

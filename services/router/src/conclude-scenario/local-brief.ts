@@ -1,5 +1,6 @@
 import type { EvidenceFactV1, LocalCausalBriefV1, Severity } from '@aoc/contracts';
 import type { EvidenceRound } from '../persistence/scenario-thread.entity';
+import { fitBrief, MAX_OBSERVATIONS } from './brief-limits';
 import { GENERAL_HEALTH, SCENARIO_CATALOG } from '../select-scenarios/scenario-catalog';
 import { familyLabel } from '@aoc/metric-ontology';
 import { concludeByFamily, emptyFamilies, type FamilyConclusion } from './family-rules';
@@ -102,7 +103,7 @@ function workloadAttribution(facts: readonly EvidenceFactV1[]): string | null {
   const top = facts.find((f) => f.kind === 'top_item');
   if (!top) return null;
   const unit = top.unit ? ` ${top.unit}` : '';
-  return `${top.subject}: ${String(top.value)}${unit}`.slice(0, 500);
+  return `${top.subject}: ${String(top.value)}${unit}`;
 }
 
 const LOWER: Record<Severity, Severity> = { critical: 'high', high: 'medium', medium: 'low', low: 'low', info: 'info' };
@@ -113,11 +114,16 @@ const LOWER: Record<Severity, Severity> = { critical: 'high', high: 'medium', me
  * lead, weakly, when it deviates strongly from its own baseline.
  */
 export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, options: BriefOptions = {}): LocalCausalBriefV1 {
+  return fitBrief(composeBrief(thread, evidence, options));
+}
+
+/** The brief as the rules conclude it; `fitBrief` makes it fit the contract. */
+function composeBrief(thread: ThreadView, evidence: EvidenceView, options: BriefOptions): LocalCausalBriefV1 {
   const failed = evidence.failures.filter((f) => !f.supplemental);
   const deadlineNote = options.deadlinePending ? [`the scenario deadline was reached before ${options.deadlinePending}`] : [];
-  const undetermined = [...deadlineNote, ...evidence.gaps, ...failed.map((f) => `query ${f.queryId} failed (${f.code})`)].map((u) => u.slice(0, 500));
-  const cap = (items: string[], fallback: string[]) => (items.length > 0 ? items : fallback).slice(0, 10);
-  let observations = evidence.observations.slice(0, 4);
+  const undetermined = [...deadlineNote, ...evidence.gaps, ...failed.map((f) => `query ${f.queryId} failed (${f.code})`)];
+  const cap = (items: string[], fallback: string[]) => (items.length > 0 ? items : fallback);
+  let observations = evidence.observations.slice(0, MAX_OBSERVATIONS);
   if (observations.length === 0) {
     return {
       observations: [],
@@ -155,7 +161,7 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
       mitigation = `${mitigation} Because the peak recurs daily, plan capacity for it (scale out or move the recurring job) rather than treat it as a one-off incident.`;
     } else {
       observations = [
-        ...observations.slice(0, 3),
+        ...observations.slice(0, MAX_OBSERVATIONS - 1),
         `At the same clock on the ${history.daysWithData} prior days with data the peak never exceeded ${fmt(history.highestPrior)} (today ${fmt(history.incidentPeak)}): the load is new.`,
       ];
     }
@@ -163,13 +169,13 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
   if (fired) {
     return {
       observations,
-      counterObservations: counter.slice(0, 3).map((c) => c.slice(0, 500)),
-      hypotheses: [], leadingMechanism: { mode: null, statement: fired.mechanism.slice(0, 500), strength: fired.rule.strength, openLink: fired.openLink?.slice(0, 500) ?? null, family: firedFamily(fired, evidence.facts) },
+      counterObservations: counter,
+      hypotheses: [], leadingMechanism: { mode: null, statement: fired.mechanism, strength: fired.rule.strength, openLink: fired.openLink ?? null, family: firedFamily(fired, evidence.facts) },
       strongestAlternative: thread.strongestAlternative,
       workloadAttribution: workloadAttribution(evidence.facts),
-      mitigationOrHandoff: mitigation.slice(0, 1000),
+      mitigationOrHandoff: mitigation,
       severity,
-      undetermined: cap(undetermined, fired.openLink ? [fired.openLink.slice(0, 500)] : []),
+      undetermined: cap(undetermined, fired.openLink ? [fired.openLink] : []),
     };
   }
   const empty = emptyFamilies(evidence.facts).map((f) => `no ${familyLabel(f)} data: the query for it returned no series for the window`);
@@ -185,16 +191,16 @@ export function buildLocalBrief(thread: ThreadView, evidence: EvidenceView, opti
     : `Observed signals are consistent with the ${thread.scenario} scenario; no mechanism rule matched them and no series deviates strongly from its baseline.`;
   return {
     observations,
-    counterObservations: counter.slice(0, 3),
+    counterObservations: counter,
     hypotheses: [], leadingMechanism: { mode: null,
-      statement: statement.slice(0, 500),
+      statement,
       strength: 'weak',
       openLink: deviating ? 'what links this deviation to the reported symptom' : 'no rule links these observations to a specific mechanism',
       family: deviating && typeof deviating.attributes['family'] === 'string' ? deviating.attributes['family'] : null,
     },
     strongestAlternative: thread.strongestAlternative,
     workloadAttribution: workloadAttribution(evidence.facts),
-    mitigationOrHandoff: mitigation.slice(0, 1000),
+    mitigationOrHandoff: mitigation,
     severity,
     undetermined: cap(undetermined, ['the causal link between the observations and the symptom']),
   };
@@ -209,14 +215,14 @@ interface BriefParts {
 
 /** A brief from the family rules: a cause, a healthy reading, or the evidence still missing. */
 function familyBrief(thread: ThreadView, evidence: EvidenceView, c: FamilyConclusion, parts: BriefParts): LocalCausalBriefV1 {
-  const cap = (items: string[], fallback: string[]) => (items.length > 0 ? items : fallback).slice(0, 10).map((u) => u.slice(0, 500));
+  const cap = (items: string[], fallback: string[]) => (items.length > 0 ? items : fallback);
   const base = { observations: parts.observations, strongestAlternative: thread.strongestAlternative, workloadAttribution: workloadAttribution(evidence.facts) };
   if (c.kind === 'missing') {
     return {
       ...base,
-      counterObservations: parts.counter.slice(0, 3),
-      hypotheses: [], leadingMechanism: { mode: null, statement: c.statement.slice(0, 500), strength: 'undetermined', openLink: `the ${c.missing.map(familyLabel).join(' and ')} of this target`.slice(0, 500), family: null },
-      mitigationOrHandoff: `Hand off to Support: read ${c.missing.map(familyLabel).join(' and ')} for this target from another source (the provider console, the database's own views) before advising the customer.`.slice(0, 1000),
+      counterObservations: parts.counter,
+      hypotheses: [], leadingMechanism: { mode: null, statement: c.statement, strength: 'undetermined', openLink: `the ${c.missing.map(familyLabel).join(' and ')} of this target`, family: null },
+      mitigationOrHandoff: `Hand off to Support: read ${c.missing.map(familyLabel).join(' and ')} for this target from another source (the provider console, the database's own views) before advising the customer.`,
       severity: 'medium',
       undetermined: cap([`missing evidence: ${c.missing.map(familyLabel).join(', ')} (no such metric for this target in the window)`, ...parts.undetermined], []),
     };
@@ -224,8 +230,8 @@ function familyBrief(thread: ThreadView, evidence: EvidenceView, c: FamilyConclu
   if (c.kind === 'healthy') {
     return {
       ...base,
-      counterObservations: parts.counter.slice(0, 3),
-      hypotheses: [], leadingMechanism: { mode: null, statement: c.statement.slice(0, 500), strength: 'strong', openLink: null, family: null },
+      counterObservations: parts.counter,
+      hypotheses: [], leadingMechanism: { mode: null, statement: c.statement, strength: 'strong', openLink: null, family: null },
       mitigationOrHandoff: 'No database action is needed; if the symptom repeats, check the client, the network or the alert threshold.',
       severity: 'info',
       undetermined: cap(parts.undetermined, []),
@@ -233,9 +239,9 @@ function familyBrief(thread: ThreadView, evidence: EvidenceView, c: FamilyConclu
   }
   return {
     ...base,
-    counterObservations: [...c.counter, ...parts.counter].slice(0, 3).map((x) => x.slice(0, 500)),
-    hypotheses: [], leadingMechanism: { mode: null, statement: c.statement.slice(0, 500), strength: c.strength, openLink: c.openLink.slice(0, 500), family: c.family },
-    mitigationOrHandoff: c.mitigation.slice(0, 1000),
+    counterObservations: [...c.counter, ...parts.counter],
+    hypotheses: [], leadingMechanism: { mode: null, statement: c.statement, strength: c.strength, openLink: c.openLink, family: c.family },
+    mitigationOrHandoff: c.mitigation,
     severity: parts.severity === 'medium' ? c.severity : parts.severity,
     undetermined: cap([...c.unmeasured.map((f) => `no ${familyLabel(f)} data for this target: the link to the reported symptom is not measured`), ...parts.undetermined], [c.openLink]),
   };

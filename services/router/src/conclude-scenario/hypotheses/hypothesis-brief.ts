@@ -1,7 +1,8 @@
-import { MAX_HYPOTHESES, MAX_HYPOTHESIS_LINE, type EvidenceFactV1, type LocalCausalBriefV1 } from '@aoc/contracts';
+import type { EvidenceFactV1, LocalCausalBriefV1 } from '@aoc/contracts';
 import { familyLabel } from '@aoc/metric-ontology';
 import { buildContext, type EvidenceContext } from './evidence-context';
 import { evaluateModes, type Hypothesis } from './evaluate-modes';
+import { fitBrief, MAX_OBSERVATIONS } from '../brief-limits';
 import { leadObservations } from './lead-observations';
 import { FAILURE_MODES, type Condition, type FailureMode } from './failure-modes.data';
 
@@ -32,7 +33,6 @@ export interface HypothesisOutcome {
   asked: readonly string[];
 }
 
-const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const clock = (ms: number | null) => (ms === null ? null : `${new Date(ms).toISOString().slice(11, 16)} UTC`);
 
 /** The modes a scenario tests: its own, or all of them for a general symptom. */
@@ -126,13 +126,13 @@ export function chooseLead(hypotheses: readonly Hypothesis[], orderLead: string 
 
 /** The lines the brief reports per mode, bounded by the contract. */
 export function hypothesisSummary(hypotheses: readonly Hypothesis[]): NonNullable<LocalCausalBriefV1['hypotheses']> {
-  const shown = [...hypotheses.filter((h) => h.verdict !== 'refuted'), ...hypotheses.filter((h) => h.verdict === 'refuted')].slice(0, MAX_HYPOTHESES);
+  const shown = [...hypotheses.filter((h) => h.verdict !== 'refuted'), ...hypotheses.filter((h) => h.verdict === 'refuted')];
   return shown.map((h) => ({
     mode: h.mode.id,
     verdict: h.verdict,
     score: Math.round(Math.max(0, Math.min(1, h.score)) * 1000) / 1000,
     explainedBy: h.explainedBy,
-    evidence: (h.verdict === 'undetermined' ? h.missing : h.deciding).slice(0, 3).map((l) => cut(l, MAX_HYPOTHESIS_LINE)),
+    evidence: h.verdict === 'undetermined' ? h.missing : h.deciding,
   }));
 }
 
@@ -175,7 +175,7 @@ export function leadStatement(lead: Hypothesis): string {
   const when = clock(lead.at);
   const state = recoveryText(lead);
   const since = when && !lead.deciding.some((d) => d.includes(when)) ? ` (from about ${when})` : '';
-  return cut(`${lead.mode.headline}${since}: ${lead.deciding.join('; ')}.${state}`, 500);
+  return `${lead.mode.headline}${since}: ${lead.deciding.join('; ')}.${state}`;
 }
 
 /**
@@ -185,10 +185,11 @@ export function leadStatement(lead: Hypothesis): string {
  */
 function observationsFor(outcome: HypothesisOutcome & { lead: Hypothesis }, provided: readonly string[]): string[] {
   const own = leadObservations(outcome.lead, outcome.context, outcome.asked);
-  if (own.length === 0) return provided.slice(0, 4);
+  if (own.length === 0) return [...provided];
   const metrics = [...outcome.context.byFamily.values()].flat().map((st) => st.signal.metric);
   const other = provided.filter((o) => !metrics.some((m) => o.includes(m)));
-  return [...own.slice(0, other.length > 0 ? 3 : 4), ...other].slice(0, 4);
+  // Another channel's observation keeps one place when there is one.
+  return [...own.slice(0, other.length > 0 ? MAX_OBSERVATIONS - 1 : MAX_OBSERVATIONS), ...other];
 }
 
 /** The brief of a thread whose lead mode is confirmed; the caller supplies the observations and what its other rules found. */
@@ -198,23 +199,23 @@ export function hypothesisBrief(outcome: HypothesisOutcome & { lead: Hypothesis 
   const ruled = ruledOut(lead, hypotheses);
   const settle = toSettle(hypotheses);
   const support = lead.support.map((s) => `${capital(s)}.`);
-  return {
+  return fitBrief({
     observations: observationsFor(outcome, parts.observations),
-    counterObservations: [...ruled, ...(healthy ? [] : support)].slice(0, 3).map((c) => cut(c, 500)),
+    counterObservations: [...ruled, ...(healthy ? [] : support)],
     leadingMechanism: {
-      statement: healthy ? cut(`${lead.mode.headline}: ${lead.deciding.join('; ')}.`, 500) : leadStatement(lead),
+      statement: healthy ? `${lead.mode.headline}: ${lead.deciding.join('; ')}.` : leadStatement(lead),
       strength: healthy ? 'strong' : lead.support.length > 0 && lead.deciding.length > 1 ? 'confirmed' : 'strong',
-      openLink: healthy ? null : cut(lead.mode.openQuestion, 500),
+      openLink: healthy ? null : lead.mode.openQuestion,
       family: healthy ? null : lead.family,
       mode: lead.mode.id,
     },
-    strongestAlternative: cut(lead.mode.lookAlikes[0]?.tell ?? parts.strongestAlternative, 500),
+    strongestAlternative: lead.mode.lookAlikes[0]?.tell ?? parts.strongestAlternative,
     workloadAttribution: parts.workloadAttribution,
-    mitigationOrHandoff: cut(lead.mode.mitigation, 1000),
+    mitigationOrHandoff: lead.mode.mitigation,
     severity: healthy ? 'info' : lead.recovered ? 'medium' : 'high',
-    undetermined: [...settle, ...parts.undetermined].slice(0, 10).map((u) => cut(u, 500)),
+    undetermined: [...settle, ...parts.undetermined],
     hypotheses: hypothesisSummary(hypotheses),
-  };
+  });
 }
 
 /** Families of the missing channels, in words, for a brief that could not confirm any mode. */
