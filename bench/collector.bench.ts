@@ -11,7 +11,8 @@ import { createServiceDataSource, startEmbeddedPostgres } from '@aoc/persistence
 import { bootRole, migrateRole } from '@aoc/service-host';
 import { createRouterDefinition, TimelineCollector } from '@aoc/service-router';
 import { createLogger } from '@aoc/telemetry';
-import { JiraTicketSource, startFakeJiraServer, type FakeJiraIssueInput } from '@aoc/ticket-source';
+import { JiraTicketSource } from '@aoc/ticket-source';
+import { startFakeJiraServer, type FakeJiraIssueInput } from '@aoc/ticket-source/testing';
 import { judgeBench } from './collector/judge-rejudge';
 
 const QUICK = process.env['BENCH_QUICK'] === '1';

@@ -12,7 +12,7 @@ const MANUS_TOKEN = 'glsa_examples_manus_token';
 /** Instance references are sealed with a key of the recording run; a replay never opens them. */
 const key = () => randomBytes(32).toString('base64url');
 
-type Providers = typeof import('@aoc/providers');
+type Providers = typeof import('@aoc/providers/testing');
 type ExecutorOptions = Partial<import('@aoc/service-provider-executor').ExecutorOptions>;
 type Example = import('@aoc/launcher').RecordedExample;
 
@@ -56,7 +56,7 @@ async function peersFor(example: Example, prometheusUrl: string, providers: Prov
 }
 
 async function main(): Promise<void> {
-  const providers = await import('@aoc/providers');
+  const providers = await import('@aoc/providers/testing');
   const { startPlatform, loadExample, runExample } = await import('@aoc/launcher');
   const { BUNDLED_RECORDINGS, RecordingEntry } = await import('@aoc/service-provider-executor');
   const { RECORDED_EXAMPLES, OPTIMIZER_DEMO_EXAMPLES, OPTIMIZER_DEMO_RECORDINGS, OPTIMIZER_DEMO_TICKETS, BUNDLED_TICKETS } = await import('@aoc/launcher');

@@ -1,7 +1,7 @@
 // Diagnosis benchmark: builds both suites, loads them into one real Prometheus, runs every ticket
 // through the platform in live mode and prints the report (entry: bench/diagnosis.bench.ts).
 import type { Platform } from '@aoc/launcher';
-import type { FixtureSeries } from '@aoc/providers';
+import type { FixtureSeries } from '@aoc/providers/testing';
 import type { AnalyzeTicketRequest } from '@aoc/service-router';
 import { sanitizeMetricName } from '@aoc/metric-ontology';
 import {

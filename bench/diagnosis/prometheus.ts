@@ -10,7 +10,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { servePrometheus, type FixtureSeries, type RunningPrometheus } from '@aoc/providers';
+import { servePrometheus, type FixtureSeries, type RunningPrometheus } from '@aoc/providers/testing';
 import { writeOpenMetrics } from '../../tools/launcher/src/diagnosis-bench/openmetrics';
 
 export interface BackfillPart {

@@ -5,5 +5,4 @@ export * from './agent-runtime';
 export * from './builtin/builtin.engine';
 export * from './openai/openai-chat.engine';
 export * from './openai/strict-json-schema';
-export * from './testing/fake-chat-completions.server';
 export * from './invoke-or-fallback';

@@ -8,4 +8,3 @@ export * from './jira-http.client';
 export * from './jira-issue.mapper';
 export * from './jira-ticket.source';
 export * from './ticket-source.factory';
-export * from './testing/fake-jira.server';

@@ -1,4 +1,4 @@
-import { startPrometheus, type FixtureSeries, type RunningPrometheus } from '@aoc/providers';
+import { startPrometheus, type FixtureSeries, type RunningPrometheus } from '@aoc/providers/testing';
 import { gauge, minutes } from './examples/series-builders';
 import { startPlatform, type Platform } from './embedded-platform';
 import { waitForRun, type ExampleRequest } from './run-example';

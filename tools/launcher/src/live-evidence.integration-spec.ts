@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { startPrometheus, type RunningPrometheus } from '@aoc/providers';
+import { startPrometheus, type RunningPrometheus } from '@aoc/providers/testing';
 import { latencyRegressionSeries } from './examples/example-series';
 import { startPlatform, type Platform } from './embedded-platform';
 import { BUNDLED_TICKETS } from './examples/example-series';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { REPORTS_READER, type ReportsReader } from '@aoc/service-reporter';
 import { TicketIntakeService, TimelineCollector } from '@aoc/service-router';
-import { JiraTicketSource, startFakeJiraServer, type FakeJiraServer, type FakeJiraUser } from '@aoc/ticket-source';
+import { JiraTicketSource } from '@aoc/ticket-source';
+import { startFakeJiraServer, type FakeJiraServer, type FakeJiraUser } from '@aoc/ticket-source/testing';
 import { startPlatform, type Platform } from './embedded-platform';
 import { BUNDLED_TICKETS } from './examples/example-series';
 import { loadExample, waitForRun } from './run-example';

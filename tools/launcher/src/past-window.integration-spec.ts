@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPrometheus, type FixtureSeries, type RunningPrometheus } from '@aoc/providers';
+import { startPrometheus, type FixtureSeries, type RunningPrometheus } from '@aoc/providers/testing';
 import { TicketIntakeService } from '@aoc/service-router';
 import { gauge, minutes } from './examples/series-builders';
 import { startPlatform, type Platform } from './embedded-platform';

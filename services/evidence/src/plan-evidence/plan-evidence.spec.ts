@@ -1,4 +1,5 @@
-import { AgentRuntime, BuiltinRegistry, chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime';
+import { AgentRuntime, BuiltinRegistry } from '@aoc/agent-runtime';
+import { chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime/testing';
 import { EvidenceBatchPlannedV1, type EvidenceRequestedV1 } from '@aoc/contracts';
 import { registerBuiltinPlanner, planEvidenceRound } from './evidence-planner.agent';
 import { toPlanningCatalog } from './planning-catalog';

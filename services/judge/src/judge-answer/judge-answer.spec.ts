@@ -1,4 +1,5 @@
-import { AgentRuntime, BuiltinRegistry, chatCompletion, startFakeChatCompletionsServer, type ModelPort, type ModelRequest, type ModelResult } from '@aoc/agent-runtime';
+import { AgentRuntime, BuiltinRegistry, type ModelPort, type ModelRequest, type ModelResult } from '@aoc/agent-runtime';
+import { chatCompletion, startFakeChatCompletionsServer } from '@aoc/agent-runtime/testing';
 import { PermanentError, TransientError } from '@aoc/errors';
 import type { Logger } from '@aoc/telemetry';
 import {

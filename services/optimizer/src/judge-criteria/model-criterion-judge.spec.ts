@@ -1,4 +1,4 @@
-import { chatCompletion, startFakeModel, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
+import { chatCompletion, startFakeModel, type FakeChatCompletionsServer } from '@aoc/agent-runtime/testing';
 import { Criterion, type JudgedAnswer } from './criterion-judge';
 import { judgeCaseWithModel, modelFreeTextJudge } from './model-criterion-judge';
 

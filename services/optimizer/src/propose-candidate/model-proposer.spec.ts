@@ -1,4 +1,4 @@
-import { chatCompletion, startFakeModel, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
+import { chatCompletion, startFakeModel, type FakeChatCompletionsServer } from '@aoc/agent-runtime/testing';
 import { checkCandidate } from '@aoc/versioned-data';
 import { localDataAccess } from '../run-focus/data-access';
 import type { TriedCandidate } from './builtin-proposer';

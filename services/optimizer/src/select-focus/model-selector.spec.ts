@@ -1,4 +1,4 @@
-import { chatCompletion, startFakeModel, type FakeChatCompletionsServer } from '@aoc/agent-runtime';
+import { chatCompletion, startFakeModel, type FakeChatCompletionsServer } from '@aoc/agent-runtime/testing';
 import type { SignalSource } from '../collect-signals/signal-refs';
 import { groupingDigest, targetSetKey, type ControlCandidate, type SelectableSignal } from './focus-selector';
 import { admitModelSelection, modelSelector, type SelectionInput } from './model-selector';

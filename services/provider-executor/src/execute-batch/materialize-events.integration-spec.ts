@@ -1,5 +1,6 @@
 import { EvidenceFactV1, type PlannedQueryV1 } from '@aoc/contracts';
-import { prometheusEvidencePackage, startPrometheus, type FixtureSeries, type RunningPrometheus } from '@aoc/providers';
+import { prometheusEvidencePackage } from '@aoc/providers';
+import { startPrometheus, type FixtureSeries, type RunningPrometheus } from '@aoc/providers/testing';
 import { materializeFacts } from './materialize-facts';
 
 const T = 'pg-events-1';

@@ -1,4 +1,5 @@
-import { AgentRuntime, BuiltinRegistry, chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime';
+import { AgentRuntime, BuiltinRegistry } from '@aoc/agent-runtime';
+import { chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime/testing';
 import type { EvidenceFactV1 } from '@aoc/contracts';
 import { builtinDiagnose, diagnoseTurn, registerBuiltinDiagnostic, type DiagnosticInputV1 } from './diagnostic.agent';
 import { OPEN_HYPOTHESES_KIND } from './hypotheses/open-evidence';

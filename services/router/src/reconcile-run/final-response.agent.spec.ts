@@ -1,4 +1,5 @@
-import { AgentRuntime, BuiltinRegistry, chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime';
+import { AgentRuntime, BuiltinRegistry } from '@aoc/agent-runtime';
+import { chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime/testing';
 import type { LocalCausalBriefV1 } from '@aoc/contracts';
 import { registerBuiltinFinalResponse, writeResponse } from './final-response.agent';
 import { reconcile, type ConcludedScenario } from './final-response';

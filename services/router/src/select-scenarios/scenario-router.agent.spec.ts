@@ -1,4 +1,5 @@
-import { AgentRuntime, BuiltinRegistry, chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime';
+import { AgentRuntime, BuiltinRegistry } from '@aoc/agent-runtime';
+import { chatCompletion, startFakeModel, type FakeChatCompletionsServer, type FakeReplyScript } from '@aoc/agent-runtime/testing';
 import { analysisRequest as request } from '../../test/factories';
 import { guardRouting, registerBuiltinRouter, routeTicket, routerInput, MAX_ROUTER_TEXT } from './scenario-router.agent';
 

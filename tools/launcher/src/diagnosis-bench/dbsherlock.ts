@@ -18,7 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { METRIC_FAMILY_IDS, sanitizeMetricName, type MetricFamilyId } from '@aoc/metric-ontology';
-import type { FixtureSeries } from '@aoc/providers';
+import type { FixtureSeries } from '@aoc/providers/testing';
 import { z } from 'zod';
 import { BENCH_DIR, DEFAULT_DATASET_DIR } from './paths';
 import { METRIC_NAME, seedOf } from './scenarios';

@@ -3,7 +3,7 @@
 // bench/lab/folds.json and the failure-mode catalogue.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FixtureSeries } from '@aoc/providers';
+import type { FixtureSeries } from '@aoc/providers/testing';
 import { z } from 'zod';
 import { LAB_DIR, type LabCase } from './lab-case';
 import { REPO_ROOT } from './paths';

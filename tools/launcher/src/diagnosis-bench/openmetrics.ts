@@ -2,7 +2,7 @@
 // file metric family by metric family (the format wants each family contiguous) instead of one
 // string: suite A alone is ~2 million samples.
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { FixtureSeries } from '@aoc/providers';
+import type { FixtureSeries } from '@aoc/providers/testing';
 
 /** Writes the series as OpenMetrics (same lines as the providers' fixture); returns the samples written. */
 export function writeOpenMetrics(path: string, series: readonly FixtureSeries[]): number {

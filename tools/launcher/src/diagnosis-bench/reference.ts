@@ -5,7 +5,8 @@
 // family of the top metric (`classifyMetric` of @aoc/metric-ontology). The symptom metric is
 // excluded. With nothing at or above the shift threshold it names no family ("none").
 import { classifyMetric } from '@aoc/metric-ontology';
-import { ANOMALY_Z_THRESHOLD, scoreAnomaly, type AnomalyWindow, type FixtureSeries } from '@aoc/providers';
+import { ANOMALY_Z_THRESHOLD, scoreAnomaly, type AnomalyWindow } from '@aoc/providers';
+import type { FixtureSeries } from '@aoc/providers/testing';
 
 export interface ReferencePick {
   metric: string | null;

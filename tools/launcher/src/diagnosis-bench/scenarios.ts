@@ -19,7 +19,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { FrozenTicketV1, RunMode, RunTrigger } from '@aoc/contracts';
 import { METRIC_FAMILY_IDS } from '@aoc/metric-ontology';
-import type { FixtureSeries } from '@aoc/providers';
+import type { FixtureSeries } from '@aoc/providers/testing';
 import { z } from 'zod';
 import { BENCH_DIR } from './paths';
 

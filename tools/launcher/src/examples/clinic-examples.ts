@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FixtureSeries } from '@aoc/providers';
+import type { FixtureSeries } from '@aoc/providers/testing';
 import { counter, histogram, minutes, type Distribution } from './series-builders';
 
 /**

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { FixtureSeries, TidbDashboardFixture } from '@aoc/providers';
+import type { FixtureSeries, TidbDashboardFixture } from '@aoc/providers/testing';
 import { clinicHotspotSeries, clinicSlowQuerySeries, HOTSPOT_CLINIC, SLOW_QUERY_CLINIC, type ClinicExampleData } from './clinic-examples';
 import { manusVidaSeries, wetechDashboard, wetechSeries } from './grafana-examples';
 import { mysqlLedgerSeries, mysqlOrdersSeries, pgPaymentsSeries } from './optimizer-demo';

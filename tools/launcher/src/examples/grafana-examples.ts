@@ -1,5 +1,5 @@
-import type { FixtureSeries, TidbDashboardFixture } from '@aoc/providers';
-import { WETECH_TEST_CREDENTIALS } from '@aoc/providers';
+import type { FixtureSeries, TidbDashboardFixture } from '@aoc/providers/testing';
+import { WETECH_TEST_CREDENTIALS } from '@aoc/providers/testing';
 import { createHash } from 'node:crypto';
 import { counter, histogram, minutes, type Distribution } from './series-builders';
 

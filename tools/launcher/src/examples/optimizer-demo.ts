@@ -1,4 +1,4 @@
-import type { FixtureSeries } from '@aoc/providers';
+import type { FixtureSeries } from '@aoc/providers/testing';
 import { counter, gauge, minutes } from './series-builders';
 
 /**

@@ -1,4 +1,4 @@
-import type { FixtureSeries } from '@aoc/providers';
+import type { FixtureSeries } from '@aoc/providers/testing';
 
 /** Building blocks of the synthetic incident series behind the bundled examples. */
 export const BUCKETS = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '+Inf'] as const;

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPrometheus, type RunningPrometheus } from '@aoc/providers';
+import { startPrometheus, type RunningPrometheus } from '@aoc/providers/testing';
 import { startPlatform, type Platform } from '../embedded-platform';
 import { OPTIMIZER_DEMO_EXAMPLES, OPTIMIZER_DEMO_TICKETS } from '../examples/example-series';
 import { loadExample, runExample } from '../run-example';
