@@ -22,6 +22,10 @@ const ROUTES = [
   '/v1/tickets/analyze', '/v1/tickets/publish-read', '/v1/timelines/collect', '/v1/runs', '/v1/runs/run-20261203-abc', '/v1/reports/daily', '/v1/reports/weekly',
   '/v1/providers/health', '/v1/tickets/SUP-1/answers', '/', '/runs/x', '/tickets/SUP-1', '/reports/daily', '/providers', '/focuses', '/focuses/focus-0123456789ab',
   '/v1/focuses', '/auth/sign-in', '/auth/session', '/auth/sign-out', '/nowhere',
+  // The optimizer's records, problem statuses, notifications and Focus state.
+  '/v1/optimization-records', '/v1/optimization-records/opt-0123456789abcdef', '/v1/attribution/weekly?weekStart=2026-11-30', '/v1/attribution/weekly?weekStart=yesterday',
+  '/v1/problem-statuses', '/v1/notifications', '/v1/notifications/x', '/v1/focuses/focus-0123456789ab/state', '/optimization-records', '/optimization-records/x', '/problems', '/notifications',
+  '/metrics', '/healthz', '/readyz',
 ];
 
 interface Reply {
