@@ -82,8 +82,13 @@ export class JudgeAnswerHandler {
   }
 
   async handle(event: JudgeEvent, ctx: HandlerContext): Promise<void> {
+    const ticketKey = ticketKeyOf(event);
+    // One ticket's request, timeline and answer may arrive at once on different partitions: each
+    // transaction alone sees only its own row and none plans the evaluation. In turn per ticket,
+    // the last to commit sees all three (found by the chaos suite after a restart with a backlog).
+    await ctx.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`judge.ticket:${ticketKey}`]);
     await this.inputs.record(event, ctx.manager);
-    await this.judgeTicket(ticketKeyOf(event), ctx);
+    await this.judgeTicket(ticketKey, ctx);
   }
 
   /** Binds feedback, judges what is due, publishes each new evaluation once, refreshes projections. */
