@@ -17,6 +17,7 @@ const USAGE = [
   '       aoc token create --role viewer|support|operator|admin --tenant T [--name N] [--expires-in 90d] [--database URL]',
   '       aoc token list [--database URL]  |  aoc token revoke <id> [--database URL]',
   '       aoc optimize select|baseline|iterate|status|schedule [--database URL] [--state-dir DIR] [--cases DIR ...] [--recordings FILE ...] [--from-deployment] [--git DIR] [--json]',
+  '       aoc dlq list [--topic T] [--since 2026-12-01|24h] [--json]  |  aoc dlq replay <id> | --topic T [--since D] [--dry-run] [--json]   (Kafka admin: KAFKA_BROKERS, AOC_KAFKA_ADMIN_PASSWORD)',
 ].join('\n');
 
 function option(args: string[], name: string): string | undefined {
@@ -48,6 +49,20 @@ async function main(): Promise<number> {
     process.stdout.write(`${rest.includes('--json') ? JSON.stringify(result.json) : result.text}\n`);
     await telemetry.shutdown();
     return 0;
+  }
+  if (command === 'dlq') {
+    // Dead letters on the deployment's Kafka, with the admin principal (see tools/cli-dlq.ts).
+    const { parseDlqArgs, runDlqCommand, dlqKafkaOf } = await import('./cli-dlq');
+    const args = parseDlqArgs([file ?? '', ...rest]);
+    const kafka = dlqKafkaOf(args);
+    try {
+      const result = await runDlqCommand(args, kafka);
+      process.stdout.write(`${args.json ? JSON.stringify(result.json) : result.lines.join('\n')}\n`);
+      return result.exitCode;
+    } finally {
+      await kafka.disconnect();
+      await telemetry.shutdown();
+    }
   }
   if (command !== 'analyze' || !file) {
     process.stderr.write(`${USAGE}\n`);

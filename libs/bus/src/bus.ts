@@ -21,6 +21,7 @@ import { errorCodeOf, errorMessageOf, isRetryable } from '@aoc/errors';
 import { busMetrics, type BusHandlerOutcome } from '@aoc/telemetry';
 import type { EntityManager } from 'typeorm';
 import { BusAclError, BusError, describeIssues, type BusErrorCode } from './bus-errors';
+import { DLQ_REPLAY_GROUP_HEADER, DLQ_REPLAY_OF_HEADER, jsonErrorWithoutInput, redactReason, replayInboxId } from './dead-letters';
 import type { BusStore, BusTransaction } from './store/bus-store';
 import type { OutgoingMessage, RawMessage, SubscriptionHandle, Transport } from './transport/transport';
 
@@ -356,8 +357,8 @@ export class Bus {
   /** Consumes one raw message. Resolves once it is processed, skipped as duplicate or dead-lettered. */
   private async consume(group: string, handlers: Map<string, Registration>, raw: RawMessage): Promise<void> {
     const rawId = `raw:${raw.topic}:${raw.partition}:${raw.offset}`;
-    const fail = (code: BusErrorCode, reason: string, messageId: string | null, runId: string | null, attempts: number) =>
-      this.deadLetter(group, raw, messageId ?? rawId, messageId, runId, code, reason, attempts);
+    const fail = (code: BusErrorCode, reason: string, messageId: string | null, runId: string | null, attempts: number, inboxId: string = messageId ?? rawId) =>
+      this.deadLetter(group, raw, inboxId, messageId, runId, code, reason, attempts);
 
     if (raw.value.length > this.maxMessageBytes) {
       return fail('BUS.MESSAGE_TOO_LARGE', `message of ${raw.value.length} bytes exceeds the ${this.maxMessageBytes} byte limit`, null, null, 0);
@@ -366,7 +367,8 @@ export class Bus {
     try {
       json = JSON.parse(raw.value.toString('utf8'));
     } catch (error) {
-      return fail('BUS.MALFORMED_JSON', `value is not valid JSON: ${errorMessageOf(error)}`, null, null, 0);
+      // Never the parser's message as is: it quotes the start of the value (ticket text, say).
+      return fail('BUS.MALFORMED_JSON', `value is not valid JSON: ${jsonErrorWithoutInput(error)}`, null, null, 0);
     }
     const wire = WireEnvelope.safeParse(json);
     if (!wire.success) {
@@ -374,9 +376,11 @@ export class Bus {
     }
     const envelope = wire.data;
     const runId = envelope.runId ?? null;
+    // Whom this group's inbox knows the message as: its id, or a replayed dead letter's own id (see inboxIdOf).
+    const inboxId = await this.inboxIdOf(group, raw, envelope.messageId);
     const registration = handlers.get(raw.topic);
     if (!registration) {
-      return fail('BUS.NO_HANDLER', `no handler for ${raw.topic} in group ${group}`, envelope.messageId, runId, 0);
+      return fail('BUS.NO_HANDLER', `no handler for ${raw.topic} in group ${group}`, envelope.messageId, runId, 0, inboxId);
     }
     const topic = registration.topic;
     if (envelope.schema.version !== topic.version || envelope.schema.topic !== topic.name) {
@@ -389,13 +393,14 @@ export class Bus {
           envelope.messageId,
           runId,
           0,
+          inboxId,
         );
       }
-      return fail('BUS.SCHEMA_MISMATCH', `envelope names schema ${envelope.schema.topic} but arrived on ${topic.name}`, envelope.messageId, runId, 0);
+      return fail('BUS.SCHEMA_MISMATCH', `envelope names schema ${envelope.schema.topic} but arrived on ${topic.name}`, envelope.messageId, runId, 0, inboxId);
     }
     const payload = topic.value.safeParse(envelope.payload);
     if (!payload.success) {
-      return fail('BUS.SCHEMA_INVALID', describeIssues('payload', payload.error.issues), envelope.messageId, runId, 0);
+      return fail('BUS.SCHEMA_INVALID', describeIssues('payload', payload.error.issues), envelope.messageId, runId, 0, inboxId);
     }
 
     const parent: Context = propagation.extract(context.active(), raw.headers);
@@ -426,7 +431,7 @@ export class Bus {
               let published = 0;
               let prepared: unknown;
               if (registration.prepare) {
-                if (await this.store.isProcessed(group, envelope.messageId)) {
+                if (await this.store.isProcessed(group, inboxId)) {
                   span.setAttribute('aoc.duplicate', true);
                   outcome = 'duplicate';
                   return;
@@ -434,7 +439,7 @@ export class Bus {
                 prepared = await registration.prepare(payload.data, meta);
               }
               const processed = await this.store.transaction(async (tx) => {
-                const fresh = await this.store.claim(tx, group, envelope.messageId, topic.name, 'processed');
+                const fresh = await this.store.claim(tx, group, inboxId, topic.name, 'processed');
                 if (!fresh) return false;
                 const uow = this.unitOfWork(tx, meta);
                 await registration.handler(payload.data, { manager: uow.manager, publish: uow.publish, envelope: meta, topic: topic.name, consumerGroup: group, attempt, prepared });
@@ -457,7 +462,7 @@ export class Bus {
               }
               const code: BusErrorCode = retryable ? 'BUS.RETRIES_EXHAUSTED' : 'BUS.HANDLER_REJECTED';
               span.setStatus({ code: SpanStatusCode.ERROR, message: code });
-              await fail(code, `${errorCodeOf(error)}: ${errorMessageOf(error)}`, envelope.messageId, runId, attempt);
+              await fail(code, `${errorCodeOf(error)}: ${errorMessageOf(error)}`, envelope.messageId, runId, attempt, inboxId);
               outcome = 'dead_lettered';
               return;
             }
@@ -468,6 +473,21 @@ export class Bus {
         }
       },
     );
+  }
+
+  /**
+   * The inbox id of a message for one group. Normally its message id, so a redelivery is a
+   * duplicate. A dead letter re-published by `aoc dlq replay` names its letter and the group that
+   * dead-lettered it (headers); for that group only, and only if its inbox really holds the message
+   * as dead-lettered, the id is the letter's own: the group handles the message once more, once
+   * per letter (a second replay of the same letter is a duplicate), while every group that had
+   * processed the original still sees a duplicate.
+   */
+  private async inboxIdOf(group: string, raw: RawMessage, messageId: string): Promise<string> {
+    const letterId = raw.headers[DLQ_REPLAY_OF_HEADER];
+    if (!letterId || raw.headers[DLQ_REPLAY_GROUP_HEADER] !== group) return messageId;
+    if (!(await this.store.wasDeadLettered(group, messageId))) return messageId;
+    return replayInboxId(messageId, letterId);
   }
 
   /** Writes a dead letter through the outbox, claiming the inbox so it is recorded once. */
@@ -508,7 +528,8 @@ export class Bus {
       return true;
     });
     if (written) {
-      this.logger.warn('message dead-lettered', { role: this.role, topic: raw.topic, group, errorCode, reason: letter.reason, runId });
+      // The letter keeps the whole reason; the log shows it as `aoc dlq list` does (no long quoted input).
+      this.logger.warn('message dead-lettered', { role: this.role, topic: raw.topic, group, errorCode, reason: redactReason(letter.reason), runId });
       busMetrics.deadLetters.add({ role: this.role, topic: raw.topic, code: errorCode });
       this.kickRelay();
     }

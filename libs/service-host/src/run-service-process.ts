@@ -3,7 +3,7 @@ import { baseConfigShape, describeConfig, loadConfig, secret } from '@aoc/config
 import { principalName } from '@aoc/contracts';
 import { POOL_TIMEOUTS, createServiceDataSource, schemaOf, startEmbeddedPostgres, type EmbeddedPostgres } from '@aoc/persistence';
 import { createLogger, flushTelemetry } from '@aoc/telemetry';
-import { DEFAULT_BUS_RETENTION, InMemoryBroker } from '@aoc/bus';
+import { DEFAULT_BUS_RETENTION, InMemoryBroker, KafkaStartFromSetting, setKafkaStartFromDefault } from '@aoc/bus';
 import { z } from 'zod';
 import { bootRole, migrateRole } from './boot-role';
 import type { ServiceDefinition } from './service-definition';
@@ -21,6 +21,13 @@ export const serviceConfigSchema = z.object({
    */
   AOC_BIND_HOST: z.union([z.ipv4(), z.ipv6()], { error: 'an IPv4 or IPv6 address, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
   KAFKA_SASL_PASSWORD: secret(z.string().optional()),
+  /**
+   * Where this role's consumer groups start on a partition they have no committed offset for:
+   * `earliest` (default: nothing published before a group first joined is skipped; the inbox makes
+   * re-reading harmless) or `latest` (only what is produced after it joined). Committed offsets
+   * always win. See @aoc/bus kafka-start-from.ts.
+   */
+  AOC_KAFKA_START_FROM: KafkaStartFromSetting,
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(5),
   /** Sent outbox rows are history: kept this many days. */
   AOC_BUS_OUTBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_BUS_RETENTION.outboxDays),
@@ -65,6 +72,7 @@ export async function runServiceProcess(definition: ServiceDefinition, env: Reco
     config.AOC_TRANSPORT === 'kafka'
       ? { kind: 'kafka', brokers: config.KAFKA_BROKERS, username: config.KAFKA_SASL_USERNAME ?? principalName(definition.role), password: config.KAFKA_SASL_PASSWORD }
       : { kind: 'memory', broker: new InMemoryBroker() };
+  setKafkaStartFromDefault(config.AOC_KAFKA_START_FROM);
   if (config.AOC_TRANSPORT === 'memory') logger.warn('AOC_TRANSPORT=memory in a separate process: this role only talks to itself');
   const httpPort = definition.http ? (config.PORT ?? definition.http.defaultPort) : undefined;
   const managementPort = definition.http ? undefined : (config.MANAGEMENT_PORT ?? definition.management?.defaultPort);

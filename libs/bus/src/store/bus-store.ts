@@ -30,6 +30,8 @@ export interface BusStore {
   claim(tx: BusTransaction, consumerGroup: string, messageId: string, topic: string, outcome: 'processed' | 'dead_lettered'): Promise<boolean>;
   /** Outside any transaction: has this group already processed the message? */
   isProcessed(consumerGroup: string, messageId: string): Promise<boolean>;
+  /** Outside any transaction: did this group dead-letter the message (a replayed dead letter may then be handled again)? */
+  wasDeadLettered(consumerGroup: string, messageId: string): Promise<boolean>;
   appendOutbox(tx: BusTransaction, topic: string, message: OutgoingMessage): Promise<void>;
   /**
    * Sends pending outbox rows in insertion order through `send`, in requests of bounded size,

@@ -95,6 +95,11 @@ export class PostgresBusStore implements BusStore {
     return rows.length > 0;
   }
 
+  async wasDeadLettered(consumerGroup: string, messageId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM ${this.s}."bus_inbox" WHERE "consumer_group" = $1 AND "message_id" = $2 AND "outcome" = 'dead_lettered'`, [consumerGroup, messageId]);
+    return rows.length > 0;
+  }
+
   async appendOutbox(tx: BusTransaction, topic: string, message: OutgoingMessage): Promise<void> {
     await tx.manager.query(`INSERT INTO ${this.s}."bus_outbox" ("topic", "message_key", "value", "headers") VALUES ($1, $2, $3, $4)`, [
       topic,

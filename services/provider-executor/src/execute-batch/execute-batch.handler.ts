@@ -1,7 +1,8 @@
 import type { HandlerContext } from '@aoc/bus';
 import { Topics, type EnvelopeMeta, type EvidenceBatchPlannedV1 } from '@aoc/contracts';
-import { DATA_SOURCE } from '@aoc/service-host';
-import { Inject, Injectable } from '@nestjs/common';
+import { DATA_SOURCE, LOGGER } from '@aoc/service-host';
+import type { Logger } from '@aoc/telemetry';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { BatchExecutionEntity } from '../batch-execution.entity';
 import { LayeredRecordingStore, storeRecordings } from '../evidence-recordings/recording-store';
@@ -15,17 +16,28 @@ import { executePlan, type ExecutionOutcome } from './execute-batch';
 @Injectable()
 export class ExecuteBatchHandler {
   private readonly recordings: LayeredRecordingStore;
+  /** Test only (AOC_TEST_PROVIDER_DELAY_MS): the stall still to come, spent by the first batch. */
+  private testDelayMs: number;
 
   constructor(
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(PROVIDER_REGISTRY) private readonly registry: ProviderRegistry,
     @Inject(EXECUTOR_OPTIONS) private readonly options: ExecutorOptions,
+    @Optional() @Inject(LOGGER) private readonly logger?: Logger,
   ) {
     this.recordings = new LayeredRecordingStore(options.recordings, dataSource);
+    this.testDelayMs = options.testDelayMs ?? 0;
   }
 
   /** Network work, outside any transaction (the bus runs it before the handler's transaction). */
   async prepare(plan: EvidenceBatchPlannedV1, _envelope: EnvelopeMeta): Promise<ExecutionOutcome> {
+    if (this.testDelayMs > 0) {
+      const ms = this.testDelayMs;
+      this.testDelayMs = 0;
+      this.logger?.warn('test-only provider delay: stalling this batch', { batchId: plan.batchId, runId: plan.runId, delayMs: ms });
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      this.logger?.warn('test-only provider delay: done', { batchId: plan.batchId, runId: plan.runId, delayMs: ms });
+    }
     const prior = await this.dataSource.manager.find(ProviderQueryAttemptEntity, { where: { requestId: plan.requestId }, order: { id: 'ASC' } });
     return executePlan(plan, {
       registry: this.registry,

@@ -101,6 +101,12 @@ export const ExecutorConfigSchema = z.object({
   AOC_PROVIDER_AUTH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(180_000),
   /** How often every package's inventory is listed again and published to the router. */
   AOC_INVENTORY_REFRESH_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /**
+   * Test only (`npm run chaos`): the first evidence batch this process prepares waits this long
+   * before its provider calls, as a provider that stalls would. 0 (default) = off; never set it in
+   * a deployment.
+   */
+  AOC_TEST_PROVIDER_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   /** JSON array of {name, baseUrl, bearerToken?, targetLabel?, postgres?, postgresTarget?, mysql?, mysqlTarget?, loki?} for the generic Prometheus package. */
   AOC_PROMETHEUS_TARGETS: secret(
     z
@@ -141,6 +147,8 @@ export interface ExecutorOptions {
   authTimeoutMs?: number;
   /** Inventory refresh period; 5 min unless set. */
   inventoryRefreshMs?: number;
+  /** Test only: delay of the first batch this process prepares (AOC_TEST_PROVIDER_DELAY_MS); 0 or absent = none. */
+  testDelayMs?: number;
 }
 
 export function executorOptionsFromEnv(env: Record<string, string | undefined> = process.env): ExecutorOptions {
@@ -153,6 +161,7 @@ export function executorOptionsFromEnv(env: Record<string, string | undefined> =
     wetech: config.AOC_WETECH_CONFIG,
     authTimeoutMs: config.AOC_PROVIDER_AUTH_TIMEOUT_MS,
     inventoryRefreshMs: config.AOC_INVENTORY_REFRESH_MS,
+    ...(config.AOC_TEST_PROVIDER_DELAY_MS > 0 ? { testDelayMs: config.AOC_TEST_PROVIDER_DELAY_MS } : {}),
     recording: recordingPolicyOf(config),
     recordings: config.AOC_EVIDENCE_MODE === 'replay' ? loadRecordings(config.AOC_EVIDENCE_RECORDINGS) : [],
   };

@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type Consumer, type Producer, type SASLOptions, type LogEntry } from 'kafkajs';
 import { MessagesRejectedError, type ConsumerLag, type OutgoingMessage, type SubscribeOptions, type SubscriptionHandle, type Transport } from '../transport';
+import { kafkaStartFromDefault, type KafkaStartFrom } from './kafka-start-from';
 
 export interface KafkaTransportOptions {
   clientId: string;
@@ -12,6 +13,13 @@ export interface KafkaTransportOptions {
   sessionTimeoutMs?: number;
   /** How often a handler that is still working tells the group it is alive (kafkajs beats only between messages otherwise). */
   heartbeatWhileHandlingMs?: number;
+  /**
+   * Where a consumer group without a committed offset starts on a partition: `earliest` (every
+   * message the topic still holds) or `latest` (only messages produced after it joined). A group
+   * with committed offsets always resumes from them. Defaults to the process setting
+   * (`AOC_KAFKA_START_FROM`, see kafka-start-from.ts), itself `earliest`.
+   */
+  startFrom?: KafkaStartFrom;
   log?: (level: 'error' | 'warn' | 'info' | 'debug', message: string) => void;
 }
 
@@ -154,7 +162,8 @@ export class KafkaTransport implements Transport {
     });
     const beatEvery = this.options.heartbeatWhileHandlingMs ?? 3000;
     await consumer.connect();
-    for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: true });
+    const fromBeginning = (this.options.startFrom ?? kafkaStartFromDefault()) === 'earliest';
+    for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning });
     const delay = this.options.redeliveryDelayMs ?? 200;
     await consumer.run({
       autoCommit: true,
