@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Topics, dlqTopicOf } from '@aoc/contracts';
@@ -6,7 +6,7 @@ import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { Client } from 'pg';
 
 /**
- * Kills the evidence service with SIGKILL while it works through a stream of requests, restarts
+ * Kills the evidence service (the production build, plain node) with SIGKILL while it works through a stream of requests, restarts
  * it, and checks that every request produced exactly one effect (row) and one message, none was
  * lost and none was dead-lettered: the inbox + outbox hold across crashes at arbitrary points.
  */
@@ -15,8 +15,14 @@ const brokers = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:19092').split(',');
 const admin = { username: 'aoc-admin', password: process.env['AOC_KAFKA_ADMIN_PASSWORD'] ?? 'admin-local-secret' };
 const N = 150;
 
+/** The evidence role as it is deployed: compiled by the production build, started with plain node. */
+function buildEvidence(): void {
+  const built = spawnSync(process.execPath, ['-r', './tools/register.js', 'tools/build/build-services.ts', 'evidence'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  if (built.status !== 0) throw new Error(`the evidence build failed: ${built.stderr || built.stdout}`);
+}
+
 function startEvidence(): ChildProcess {
-  return spawn(process.execPath, ['-r', './tools/register.js', 'services/evidence/src/main.ts'], {
+  return spawn(process.execPath, ['--enable-source-maps', 'dist/services/evidence/main.js'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -51,6 +57,7 @@ describe('crash recovery on Kafka and Postgres', () => {
   let child: ChildProcess | null = null;
 
   beforeAll(async () => {
+    buildEvidence();
     await pg.connect();
     for (const [topic, sink] of [
       [Topics.evidenceBatchPlanned.name, 'out'],
