@@ -7,7 +7,7 @@
 //   migration Job per role of libs/contracts ROLES, and a Service for each role with an HTTP API;
 // - container, probe, Service and scrape ports are the role's ServiceDefinition port, and the role
 //   listens there with the environment given;
-// - the environment is exactly the keys the role reads at boot (deploy/test/k8s-role-facts.ts, the
+// - the environment is exactly the keys the role reads at boot (deploy/test/role-facts.ts, the
 //   logic of images.spec.ts), each from a ConfigMap or, for a key a schema marks secret(), a Secret;
 //   the role accepts the values;
 // - the Kafka principal is the role's in the ACL matrix, and KEDA uses the same credentials; the
@@ -39,7 +39,7 @@ import { buildRole } from '../../tools/build/build-services';
 import { renderKustomization, splitImage, type K8sObject } from '../../tools/k8s/kustomize';
 import { KAFKA_AUTH_PARAMETERS, validateObjects } from '../../tools/k8s/validate';
 import { rolePassword } from '../local/kafka-matrix';
-import { HOST_SCHEMAS, factsOf, parseAtBoot, type Env, type RoleFacts } from './k8s-role-facts';
+import { HOST_SCHEMAS, factsOf, parseAtBoot, type Env, type RoleFacts } from './role-facts';
 
 // Every schema a role hands to loadConfig while it parses its configuration is recorded: the keys
 // those schemas mark secret() must come from Secrets.

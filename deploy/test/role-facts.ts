@@ -1,6 +1,5 @@
-// What the code says about each role's configuration, for deploy/test/k8s.spec.ts. The logic is
-// copied from deploy/test/images.spec.ts (which exports nothing), kept to what the Kubernetes
-// checks need:
+// What the code says about each role's configuration, for the image and Kubernetes specs
+// (images.spec.ts, k8s.spec.ts):
 // - the role's ServiceDefinition (its ports);
 // - every environment key the role reads while it parses its configuration: the schemas
 //   runServiceProcess parses, plus every key its definition's module() and provider factories read
