@@ -124,6 +124,13 @@ describe('rubric judge rules', () => {
       expect(out.humanAnswerCommentIds.length).toBeLessThanOrEqual(100);
     });
 
+    it('a human reply that pastes the AI answer, or quotes it and agrees, never blames the AI', () => {
+      const pasted = judge([support('s1', '11:30', `Sending you our analysis:\n\n${AI_REPLY}`)]);
+      expect(pasted.verdict).not.toBe('human_better');
+      const quoted = judge([support('s1', '11:30', `${AI_REPLY.split('\n').map((l) => `> ${l}`).join('\n')}\n\nAgreed, that is what we see too.`)]);
+      expect(quoted.verdict).not.toBe('human_better');
+    });
+
     it('a reply that is only a code block or a table is read by its content', () => {
       const code = support('s1', '11:30', '| application_name | connections |\n|---|---|\n| billing-batch | 380 |\n| web-frontend | 110 |');
       expect(judge([code]).out.humanAnswerCommentIds).toEqual(['s1']);
