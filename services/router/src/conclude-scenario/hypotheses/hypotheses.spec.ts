@@ -318,6 +318,11 @@ describe('hypotheses', () => {
     expect(brief.observations[0]).toMatch(/^Database connections \((threads_connected|max_used_connections)\): usually .*; .*500/);
     expect(brief.observations.filter((o) => /^Database connections/.test(o))).toHaveLength(1);
     expect(brief.observations.join(' ')).not.toMatch(/uptime/i);
+    // Something else that moved a lot is reported after what bears on the mode.
+    const withCpu = testHypotheses(thread('connection-exhaustion', ['connections', 'connection_limit']), [...facts, metric({ family: 'cpu', unit: 'percent', shape: [22, 22, 22, 22, 22, 22, 75, 75, 75, 75, 75, 75], score: 9, shiftMinute: 30, prior: 22 })]);
+    const observed = hypothesisBrief({ ...withCpu, lead: withCpu.lead! }, { observations: [], strongestAlternative: 'alt', workloadAttribution: null, undetermined: [] }).observations;
+    expect(observed[0]).toMatch(/^Database connections/);
+    expect(observed.join(' ')).toMatch(/CPU utilisation \(cpu_metric\): usually 22%/);
     // What another channel observed (a statement) keeps a place; the provider's metric lines do not repeat.
     expect(brief.observations).toContain('statement digest:ab (SELECT) takes 70% of the statement time');
   });

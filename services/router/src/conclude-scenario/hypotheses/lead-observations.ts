@@ -87,7 +87,14 @@ function bearingFamilies(lead: Hypothesis, ctx: EvidenceContext, asked: readonly
     .filter((st): st is SignalState => st !== null && !isClock(st));
   const changed = candidates.filter(moved).sort((a, b) => Number(!lead.families.includes(a.signal.family)) - Number(!lead.families.includes(b.signal.family)) || reach(b) - reach(a));
   const steady = candidates.filter((st) => !moved(st) && (lead.families.includes(st.signal.family) || asked.includes(st.signal.family)));
-  return [...changed, ...steady];
+  // Then whatever else moved, largest first: an engineer reports CPU that followed a connection
+  // pile-up too, whether or not the mode reads it.
+  const shown = new Set(candidates.map((st) => st.signal.family));
+  const others = [...ctx.byFamily.values()]
+    .map((states) => states[0])
+    .filter((st): st is SignalState => st !== undefined && !shown.has(st.signal.family) && !isClock(st) && moved(st))
+    .sort((a, b) => reach(b) - reach(a));
+  return [...changed, ...steady, ...others];
 }
 
 export function leadObservations(lead: Hypothesis, ctx: EvidenceContext, asked: readonly string[]): string[] {
