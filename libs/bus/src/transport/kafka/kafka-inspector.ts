@@ -62,6 +62,18 @@ export class KafkaInspector {
     return (await (await this.adminClient()).listTopics()).sort();
   }
 
+  /**
+   * Commits each partition's end as the group's offset, so the group skips what the topics already
+   * hold. The group must have no live member (Kafka refuses otherwise).
+   */
+  async skipToEnd(groupId: string, topics: readonly string[]): Promise<void> {
+    const admin = await this.adminClient();
+    for (const topic of topics) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      await admin.setOffsets({ groupId, topic, partitions: ends.map((o) => ({ partition: o.partition, offset: o.high })) });
+    }
+  }
+
   async partitionEnds(topic: string): Promise<PartitionEnd[]> {
     const offsets = await (await this.adminClient()).fetchTopicOffsets(topic);
     return offsets.map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) })).sort((a, b) => a.partition - b.partition);
