@@ -43,9 +43,15 @@ test('a valid Deployment and ScaledObject pass', () => {
   expect(validateObjects([deployment(), scaledObject(KAFKA)])).toEqual([]);
 }, 60_000);
 
+/** The first container of a Deployment-like object's pod template, as plain JSON. */
+function firstContainer(d: K8sObject): Record<string, unknown> {
+  const spec = d['spec'] as { template: { spec: { containers: Record<string, unknown>[] } } };
+  return spec.template.spec.containers[0];
+}
+
 test.each([
-  ['a port that is not a number', (d: K8sObject) => ((d['spec'] as never as { template: { spec: { containers: { ports: unknown[] }[] } } }).template.spec.containers[0].ports = [{ containerPort: 'http' }]), /containerPort must be integer/],
-  ['a quantity that is no quantity', (d: K8sObject) => ((d['spec'] as never as { template: { spec: { containers: { resources: unknown }[] } } }).template.spec.containers[0].resources = { limits: { memory: '1Zi' } }), /memory must match format "quantity"/],
+  ['a port that is not a number', (d: K8sObject) => (firstContainer(d)['ports'] = [{ containerPort: 'http' }]), /containerPort must be integer/],
+  ['a quantity that is no quantity', (d: K8sObject) => (firstContainer(d)['resources'] = { limits: { memory: '1Zi' } }), /memory must match format "quantity"/],
   ['no selector', (d: K8sObject) => delete (d['spec'] as Record<string, unknown>)['selector'], /spec must have required property selector/],
 ])('schema: %s', (_what, spoil, message) => {
   const d = deployment();
@@ -72,7 +78,7 @@ test.each([
 
 test('unknown fields, which the OpenAPI schemas let through, fail the type check', () => {
   const d = deployment();
-  const container = (d['spec'] as never as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers[0];
+  const container = firstContainer(d);
   container['securityContext'] = { readOnlyRootFileSystem: true };
   const s = scaledObject(KAFKA);
   (s['spec'] as Record<string, unknown>)['maxReplicas'] = 3;
