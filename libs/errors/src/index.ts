@@ -1,1 +1,2 @@
 export * from './aoc-error';
+export * from './zod-issues';

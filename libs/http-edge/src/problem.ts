@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { ZodError } from 'zod';
+import { fieldIssues as zodFieldIssues } from '@aoc/errors';
 
 /** RFC 9457 problem details, the one error shape of every HTTP surface. */
 export interface Problem {
@@ -34,7 +35,7 @@ export interface RenderedProblem {
 /** Maps anything thrown to a problem; internals (messages of unknown errors, stacks) never leave. */
 export function problemOf(error: unknown, instance?: string): RenderedProblem {
   if (error instanceof ZodError) {
-    return { problem: build(400, 'HTTP.REQUEST_INVALID', 'the request is invalid', instance, error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message }))), headers: {} };
+    return { problem: build(400, 'HTTP.REQUEST_INVALID', 'the request is invalid', instance, zodFieldIssues(error.issues, '(body)')), headers: {} };
   }
   if (error instanceof HttpException) return fromHttpException(error, instance);
   const status = statusOfParserError(error);

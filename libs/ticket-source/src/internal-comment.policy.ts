@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { TICKET_LIMITS } from './ticket-limits';
 import { ticketSourceError } from './ticket-source.errors';
 import type { WriteInternalCommentInput } from './ticket-source.port';
+import { issuesText } from '@aoc/errors';
 
 /**
  * The idempotency scheme shared by the adapters. Every comment written for an owner job carries
@@ -63,7 +64,7 @@ export interface PreparedInternalComment {
 export function prepareInternalComment(input: WriteInternalCommentInput): PreparedInternalComment {
   const parsed = WriteInput.safeParse(input);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+    const issues = issuesText(parsed.error.issues, '(input)');
     throw ticketSourceError('TICKET_SOURCE.INVALID_INPUT', `invalid internal comment request: ${issues}`);
   }
   const storedBody = withIdempotencyMarker(parsed.data.body, parsed.data.idempotencyKey);

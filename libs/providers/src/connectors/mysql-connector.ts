@@ -5,6 +5,7 @@ import { ProviderError } from '../core/provider-error';
 import { redactText } from '../core/sanitize';
 import { validateReadOnlySql } from '../validation/read-only-sql';
 import { errnoOf, prepareSession, type ReadOnlyGuard } from './mysql-session';
+import { issueField } from '@aoc/errors';
 
 export { prepareSession, grantsProblem, SELECT_ONLY_PRIVILEGES, type ReadOnlyGuard, type SessionOptions } from './mysql-session';
 
@@ -162,7 +163,7 @@ function streamRows(connection: Connection, sql: string, limits: ReadOnlySqlLimi
 function parseEndpoint(input: MySqlEndpoint): MySqlEndpoint {
   const parsed = MySqlStatsEndpoint.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new ProviderError('PROVIDER.INPUT_INVALID', `MySQL endpoint is invalid at ${parsed.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`);
+  throw new ProviderError('PROVIDER.INPUT_INVALID', `MySQL endpoint is invalid at ${parsed.error.issues.map((i) => issueField(i)).join(', ')}`);
 }
 
 /**

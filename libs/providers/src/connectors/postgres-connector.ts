@@ -6,6 +6,7 @@ import { ProviderError } from '../core/provider-error';
 import { opaqueRef, redactText } from '../core/sanitize';
 import { validateReadOnlyPgSql } from '../validation/read-only-pg-sql';
 import type { SqlCell } from './mysql-connector';
+import { issueField } from '@aoc/errors';
 
 /** A PostgreSQL endpoint read with the package's own (ideally pg_monitor) account. */
 export const PostgresStatsEndpoint = z
@@ -270,7 +271,7 @@ const RAW_TEXT: CustomTypesConfig = { getTypeParser: (() => (value: string) => v
 export async function queryPostgresStats(endpointInput: PostgresStatsEndpoint, sql: string, options: PostgresStatsOptions = {}): Promise<PostgresStatsResult> {
   const parsed = PostgresStatsEndpoint.safeParse(endpointInput);
   if (!parsed.success) {
-    throw new ProviderError('PROVIDER.INPUT_INVALID', `PostgreSQL endpoint is invalid at ${parsed.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`);
+    throw new ProviderError('PROVIDER.INPUT_INVALID', `PostgreSQL endpoint is invalid at ${parsed.error.issues.map((i) => issueField(i)).join(', ')}`);
   }
   const endpoint = parsed.data;
   const checked = validateReadOnlyPgSql(sql, options.field ?? 'sql');

@@ -1,5 +1,5 @@
 import { CLINIC_BOOTSTRAP_TIMEOUT_MS, WETECH_AUTH_TIMEOUT_MS, clinicPackage, manusPackage, parseSealKey, postgresStorageStateStore, wetechPackage, WetechCredentialsSchema, type EvidencePackage, type SqlQueryable } from '@aoc/providers';
-import { PermanentError } from '@aoc/errors';
+import { issuesText, PermanentError } from '@aoc/errors';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
 import type { ExecutorOptions } from './executor-options';
@@ -28,7 +28,7 @@ const WetechJson = z.object({ credentials: WetechCredentialsSchema, instanceRefK
 function parseOrFail<T>(schema: z.ZodType<T>, value: unknown, setting: string): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new PermanentError('CONFIG.INVALID', `${setting}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    throw new PermanentError('CONFIG.INVALID', `${setting}: ${issuesText(parsed.error.issues)}`);
   }
   return parsed.data;
 }

@@ -1,4 +1,4 @@
-import { AocError } from '@aoc/errors';
+import { AocError, issuesText } from '@aoc/errors';
 import { z } from 'zod';
 import { SealKeyText } from '../../core/sealed-box';
 import { DATASOURCE_PROXY_PATH, GRAFANA_ORIGIN } from '../../connectors/grafana-datasource-connector';
@@ -42,7 +42,7 @@ export type ParsedManusConfig = z.output<typeof ManusConfigSchema>;
 export function parseManusConfig(config: unknown): ParsedManusConfig {
   const parsed = ManusConfigSchema.safeParse(config);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(config)'}: ${i.message}`).join('; ');
+    const issues = issuesText(parsed.error.issues, '(config)');
     throw new AocError('PROVIDER.CONFIG_INVALID', `manus package configuration is invalid: ${issues}`);
   }
   return parsed.data;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { WETECH_CREDENTIAL_PROFILES } from './wetech-credentials';
+import { issuesText } from '@aoc/errors';
 
 /**
  * Build-time generation of the Wetech target inventory from its one data file
@@ -80,7 +81,7 @@ export class WetechInventoryError extends Error {
 export function buildWetechTargets(raw: unknown): { targets: GeneratedWetechTarget[]; hosts: string[] } {
   const parsed = WetechInventoryData.safeParse(raw);
   if (!parsed.success) {
-    throw new WetechInventoryError(`wetech inventory data is invalid: ${parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(data)'}: ${i.message}`).join('; ')}`);
+    throw new WetechInventoryError(`wetech inventory data is invalid: ${issuesText(parsed.error.issues, '(data)')}`);
   }
   const targets = parsed.data.regions.flatMap((region) =>
     region.clusters.map(

@@ -1,4 +1,4 @@
-import { AocError } from '@aoc/errors';
+import { AocError, issuesText } from '@aoc/errors';
 import { z } from 'zod';
 import { runBatch, type BatchLimits } from '../../core/batch-scheduler';
 import type { EvidenceBatchDetails, EvidenceBatchRequest, EvidencePackage, EvidenceRunOptions, PlannedProviderQuery, TargetListing } from '../../core/evidence-package';
@@ -193,7 +193,7 @@ function fitToBudget(queries: WetechQueryOut[], budgetBytes: number): boolean {
 function createTool(config: WetechPackageConfig): ToolImplementation<typeof wetechBatchSpec> {
   const parsed = WetechConfigData.safeParse({ credentials: config.credentials, instanceRefKey: config.instanceRefKey, limits: config.limits });
   if (!parsed.success) {
-    throw new AocError('PROVIDER.CONFIG_INVALID', `wetech package configuration is invalid: ${parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(config)'}: ${i.message}`).join('; ')}`);
+    throw new AocError('PROVIDER.CONFIG_INVALID', `wetech package configuration is invalid: ${issuesText(parsed.error.issues, '(config)')}`);
   }
   const { credentials, limits } = parsed.data;
   // Every profile the inventory uses must be configured: a target never falls back to another profile's login.
