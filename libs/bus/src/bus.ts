@@ -1,123 +1,45 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
-import {
-  DeadLetterV1,
-  HEADER_SCHEMA,
-  MAX_MESSAGE_BYTES,
-  WireEnvelope,
-  dlqTopicOf,
-  findTopic,
-  grantFor,
-  grantOf,
-  knownVersionsOf,
-  type RoleGrant,
-  type EnvelopeMeta,
-  type PayloadOf,
-  type Role,
-  type TopicDefinition,
-  consumerGroupPrefix,
-} from '@aoc/contracts';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { HEADER_SCHEMA, MAX_MESSAGE_BYTES, dlqTopicOf, type EnvelopeMeta, type PayloadOf, type Role, type TopicDefinition, consumerGroupPrefix } from '@aoc/contracts';
 import { errorCodeOf, errorMessageOf, isRetryable } from '@aoc/errors';
 import { busMetrics, type BusHandlerOutcome } from '@aoc/telemetry';
-import type { EntityManager } from 'typeorm';
-import { BusAclError, BusError, describeIssues, type BusErrorCode } from './bus-errors';
-import { DLQ_REPLAY_GROUP_HEADER, DLQ_REPLAY_OF_HEADER, jsonErrorWithoutInput, redactReason, replayInboxId } from './dead-letters';
+import { defaultContracts, silentLogger, type BusHandler, type BusLogger, type BusOptions, type ContractsView, type PrepareStep, type PublishOptions, type Registration, type RetryPolicy, type UnitOfWork } from './bus-api';
+import { BusAclError, BusError, type BusErrorCode } from './bus-errors';
+import { messagingAttributes } from './bus-spans';
+import { DLQ_REPLAY_GROUP_HEADER, DLQ_REPLAY_OF_HEADER, redactReason, replayInboxId } from './dead-letters';
+import { deadLetterOf, type DeadLetterCause } from './dead-lettering';
+import { isRefusal, metaOf, rawInboxId, readEnvelope, readPayload } from './inbound';
+import { encodeMessage } from './outgoing';
+import { RelayLoop } from './relay-loop';
+import { DEFAULT_RETRY, retryDelayMs, sleep } from './retry';
 import type { BusStore, BusTransaction } from './store/bus-store';
 import type { OutgoingMessage, RawMessage, SubscriptionHandle, Transport } from './transport/transport';
 
-export interface PublishOptions {
-  /** Stable key of the business fact. Defaults to a digest of topic, key and payload. */
-  idempotencyKey?: string;
-}
+// The bus's public types live in ./bus-api; `@aoc/bus` (index.ts) exports them through this module.
+export {
+  contractsViewOf,
+  defaultContracts,
+  silentLogger,
+  type BusHandler,
+  type BusLogger,
+  type BusOptions,
+  type ContractsView,
+  type HandlerContext,
+  type PrepareStep,
+  type PublishOptions,
+  type RetryPolicy,
+  type UnitOfWork,
+} from './bus-api';
 
-/** What a handler (or a `bus.transaction` block) can do: write state and publish, atomically. */
-export interface UnitOfWork {
-  readonly manager: EntityManager;
-  /** Validates now; the message is written to the outbox and sent after commit. */
-  publish<T extends TopicDefinition>(topic: T, payload: PayloadOf<T>, options?: PublishOptions): Promise<void>;
-}
-
-export interface HandlerContext extends UnitOfWork {
-  readonly envelope: EnvelopeMeta;
-  readonly topic: string;
-  readonly consumerGroup: string;
-  /** 1 for the first try; bounded retries increase it. */
-  readonly attempt: number;
-  /** Result of the topic's prepare step, when one is registered. */
-  readonly prepared?: unknown;
-}
-
-export type BusHandler<T extends TopicDefinition = TopicDefinition> = (payload: PayloadOf<T>, ctx: HandlerContext) => Promise<void>;
-
-export interface BusLogger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-export const silentLogger: BusLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
-export interface RetryPolicy {
-  maxAttempts: number;
-  initialDelayMs: number;
-  maxDelayMs: number;
-}
-
-export interface BusOptions {
-  role: Role;
-  transport: Transport;
-  store: BusStore;
-  /** Topics this service may publish; checked against the matrix at start. */
-  publishes: readonly TopicDefinition[];
-  logger?: BusLogger;
-  retry?: Partial<RetryPolicy>;
-  maxMessageBytes?: number;
-  /** How often leftovers in the outbox (e.g. after a crash) are swept. */
-  relayIntervalMs?: number;
-  /** The topic registry and role matrix; defaults to libs/contracts. Tests pass their own topics. */
-  contracts?: ContractsView;
-}
-
-export interface ContractsView {
-  findTopic(name: string): TopicDefinition | undefined;
-  grantOf(role: Role): RoleGrant;
-  knownVersionsOf(baseName: string): number[];
-}
-
-export const defaultContracts: ContractsView = { findTopic, grantOf, knownVersionsOf };
-
-/** A contracts view over other topics than the registry's (private topics of tests and benchmarks). */
-export function contractsViewOf(topics: readonly TopicDefinition[]): ContractsView {
-  return {
-    findTopic: (name) => topics.find((t) => t.name === name),
-    knownVersionsOf: (base) => topics.filter((t) => t.baseName === base).map((t) => t.version),
-    grantOf: (role) => grantFor(topics, role),
-  };
-}
-
-interface Registration {
-  topic: TopicDefinition;
-  handler: BusHandler;
+/** A consumed message that passed every check, on its way to its handler. */
+interface Delivery {
   group: string;
-  prepare?: PrepareStep;
-}
-
-/**
- * Slow, side-effect-free work (e.g. provider calls) done BEFORE the handler's transaction opens,
- * so no database connection is held while waiting on the network. Its result reaches the
- * handler as `ctx.prepared`. A redelivery runs it again, so it must be safe to repeat.
- */
-export type PrepareStep = (payload: unknown, envelope: EnvelopeMeta) => Promise<unknown>;
-
-const MAX_DLQ_VALUE_BYTES = 64 * 1024;
-const RELAY_BATCH = 200;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  raw: RawMessage;
+  registration: Registration;
+  payload: unknown;
+  /** The envelope without its payload: what the handler sees as `ctx.envelope`. */
+  meta: EnvelopeMeta;
+  inboxId: string;
+  runId: string | null;
 }
 
 /**
@@ -138,9 +60,7 @@ export class Bus {
   private readonly registrations: Registration[] = [];
   private readonly subscriptions: SubscriptionHandle[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
-  private relayTimer: NodeJS.Timeout | null = null;
-  private relayRunning: Promise<void> | null = null;
-  private relayAgain = false;
+  private readonly relay: RelayLoop;
   private started = false;
   /** Removes this bus's gauge sources (outbox backlog, consumer lag) on stop. */
   private unobserve: (() => void)[] = [];
@@ -152,11 +72,20 @@ export class Bus {
     this.transport = options.transport;
     this.store = options.store;
     this.logger = options.logger ?? silentLogger;
-    this.retry = { maxAttempts: 4, initialDelayMs: 100, maxDelayMs: 5000, ...options.retry };
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.relayIntervalMs = options.relayIntervalMs ?? 500;
     this.publishable = new Set(options.publishes.map((t) => t.name));
     this.contracts = options.contracts ?? defaultContracts;
+    this.relay = new RelayLoop(
+      (limit) =>
+        this.store.relay(
+          (topic, messages) => this.transport.send(topic, messages),
+          limit,
+          (row) => this.logger.error('outbox row set aside: the broker refused it', { role: this.role, topic: row.topic, outboxId: row.id, reason: row.reason }),
+        ),
+      (error) => this.logger.warn('outbox relay failed; will retry', { role: this.role, error: errorMessageOf(error) }),
+    );
   }
 
   /** Readiness: started, and every consumer group of the role has this member in it. */
@@ -218,16 +147,13 @@ export class Bus {
     }
     this.started = true;
     this.observeGauges();
-    this.relayTimer = setInterval(() => this.kickRelay(), this.relayIntervalMs);
-    this.relayTimer.unref();
-    this.kickRelay();
+    this.relay.start(this.relayIntervalMs);
     this.logger.info('bus started', { role: this.role, transport: this.transport.kind, groups: [...byGroup.keys()] });
   }
 
   async stop(): Promise<void> {
     for (const remove of this.unobserve.splice(0)) remove();
-    if (this.relayTimer) clearInterval(this.relayTimer);
-    this.relayTimer = null;
+    this.relay.stopSweeping();
     for (const s of this.subscriptions.splice(0)) await s.stop();
     await Promise.allSettled([...this.inFlight]);
     await this.flush().catch((e) => this.logger.warn('final outbox flush failed', { error: errorMessageOf(e) }));
@@ -244,14 +170,13 @@ export class Bus {
       published = uow.published();
       return out;
     });
-    if (published > 0) this.kickRelay();
+    if (published > 0) this.relay.kick();
     return result;
   }
 
   /** Sends everything committed to the outbox now. */
   async flush(): Promise<void> {
-    this.kickRelay();
-    while (this.relayRunning) await this.relayRunning;
+    await this.relay.flush();
   }
 
   /** Gauges read at each scrape: rows waiting in this role's outbox, and the lag of its consumers. */
@@ -271,33 +196,6 @@ export class Bus {
     return p;
   }
 
-  private kickRelay(): void {
-    if (this.relayRunning) {
-      this.relayAgain = true;
-      return;
-    }
-    this.relayRunning = (async () => {
-      try {
-        do {
-          this.relayAgain = false;
-          // A short batch means the outbox is drained; another pass would only find nothing.
-          let sent: number;
-          do {
-            sent = await this.store.relay(
-              (topic, messages) => this.transport.send(topic, messages),
-              RELAY_BATCH,
-              (row) => this.logger.error('outbox row set aside: the broker refused it', { role: this.role, topic: row.topic, outboxId: row.id, reason: row.reason }),
-            );
-          } while (sent === RELAY_BATCH);
-        } while (this.relayAgain);
-      } catch (error) {
-        this.logger.warn('outbox relay failed; will retry', { role: this.role, error: errorMessageOf(error) });
-      } finally {
-        this.relayRunning = null;
-      }
-    })();
-  }
-
   private unitOfWork(tx: BusTransaction, consumed: EnvelopeMeta | null): UnitOfWork & { published(): number } {
     let seq = 0;
     return {
@@ -314,165 +212,101 @@ export class Bus {
   /** Validates and serialises an outgoing message, with a producer span and trace headers. */
   private encode<T extends TopicDefinition>(topic: T, payload: PayloadOf<T>, options: PublishOptions, consumed: EnvelopeMeta | null, index: number): OutgoingMessage {
     if (!this.publishable.has(topic.name)) throw new BusAclError(this.role, topic.name, 'publish');
-    const parsed = topic.value.safeParse(payload);
-    if (!parsed.success) {
-      throw new BusError('BUS.SCHEMA_INVALID', `refusing to publish invalid ${topic.name}: ${describeIssues('payload', parsed.error.issues)}`);
-    }
-    const value = parsed.data as Record<string, unknown>;
-    const key = String(value[topic.keyField]);
-    const bodyJson = JSON.stringify(value);
-    const idempotencyKey =
-      options.idempotencyKey ?? (consumed ? `${consumed.messageId}:${topic.name}:${index}` : `${topic.name}:${key}:${sha256(bodyJson)}`);
-    const meta: EnvelopeMeta = {
-      messageId: randomUUID(),
-      idempotencyKey,
-      schema: { topic: topic.name, version: topic.version },
-      ...(typeof value['runId'] === 'string' ? { runId: value['runId'] } : {}),
-      ...(typeof value['ticketKey'] === 'string' ? { ticketKey: value['ticketKey'] } : {}),
-      producedAt: new Date().toISOString(),
-      producer: this.role,
-    };
-    const serialized = JSON.stringify({ ...meta, payload: value });
-    const bytes = Buffer.byteLength(serialized, 'utf8');
-    if (bytes > this.maxMessageBytes) {
-      throw new BusError('BUS.MESSAGE_TOO_LARGE', `refusing to publish ${topic.name}: ${bytes} bytes exceeds ${this.maxMessageBytes}`, { runId: meta.runId ?? null });
-    }
+    const { key, meta, value } = encodeMessage(topic, payload, options, consumed, index, this.role, this.maxMessageBytes);
     const span = this.tracer.startSpan(`${topic.name} publish`, {
       kind: SpanKind.PRODUCER,
-      attributes: {
-        'messaging.system': this.transport.kind === 'kafka' ? 'kafka' : 'aoc-memory',
-        'messaging.operation.type': 'send',
-        'messaging.destination.name': topic.name,
-        'messaging.message.id': meta.messageId,
-        'aoc.role': this.role,
-        ...(meta.runId ? { 'aoc.run_id': meta.runId } : {}),
-      },
+      attributes: messagingAttributes('send', { transport: this.transport.kind, role: this.role, topic: topic.name, messageId: meta.messageId, runId: meta.runId }),
     });
     const headers: Record<string, string> = { [HEADER_SCHEMA]: topic.name };
     propagation.inject(trace.setSpan(context.active(), span), headers);
     span.end();
-    return { key, value: serialized, headers };
+    return { key, value, headers };
   }
 
   /** Consumes one raw message. Resolves once it is processed, skipped as duplicate or dead-lettered. */
   private async consume(group: string, handlers: Map<string, Registration>, raw: RawMessage): Promise<void> {
-    const rawId = `raw:${raw.topic}:${raw.partition}:${raw.offset}`;
-    const fail = (code: BusErrorCode, reason: string, messageId: string | null, runId: string | null, attempts: number, inboxId: string = messageId ?? rawId) =>
-      this.deadLetter(group, raw, inboxId, messageId, runId, code, reason, attempts);
-
-    if (raw.value.length > this.maxMessageBytes) {
-      return fail('BUS.MESSAGE_TOO_LARGE', `message of ${raw.value.length} bytes exceeds the ${this.maxMessageBytes} byte limit`, null, null, 0);
+    const envelope = readEnvelope(raw, this.maxMessageBytes);
+    if (isRefusal(envelope)) {
+      return this.deadLetter(raw, rawInboxId(raw), { group, messageId: null, runId: null, errorCode: envelope.code, reason: envelope.reason, attempts: 0 });
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(raw.value.toString('utf8'));
-    } catch (error) {
-      // Never the parser's message as is: it quotes the start of the value (ticket text, say).
-      return fail('BUS.MALFORMED_JSON', `value is not valid JSON: ${jsonErrorWithoutInput(error)}`, null, null, 0);
-    }
-    const wire = WireEnvelope.safeParse(json);
-    if (!wire.success) {
-      return fail('BUS.ENVELOPE_INVALID', describeIssues('envelope', wire.error.issues), null, null, 0);
-    }
-    const envelope = wire.data;
     const runId = envelope.runId ?? null;
     // Whom this group's inbox knows the message as: its id, or a replayed dead letter's own id (see inboxIdOf).
     const inboxId = await this.inboxIdOf(group, raw, envelope.messageId);
-    const registration = handlers.get(raw.topic);
-    if (!registration) {
-      return fail('BUS.NO_HANDLER', `no handler for ${raw.topic} in group ${group}`, envelope.messageId, runId, 0, inboxId);
+    const accepted = readPayload(group, handlers, raw, envelope, this.contracts);
+    if (isRefusal(accepted)) {
+      return this.deadLetter(raw, inboxId, { group, messageId: envelope.messageId, runId, errorCode: accepted.code, reason: accepted.reason, attempts: 0 });
     }
-    const topic = registration.topic;
-    if (envelope.schema.version !== topic.version || envelope.schema.topic !== topic.name) {
-      // `aoc.x.v2` on the `aoc.x.v1` topic is an unknown version; another base name is a mismatch.
-      const baseOf = (name: string) => name.replace(/\.v\d+$/, '');
-      if (baseOf(envelope.schema.topic) === baseOf(topic.name)) {
-        return fail(
-          'BUS.UNKNOWN_SCHEMA_VERSION',
-          `schema ${envelope.schema.topic} version ${envelope.schema.version} is not understood by this consumer of ${topic.name} (known versions: ${this.contracts.knownVersionsOf(topic.baseName).join(', ')})`,
-          envelope.messageId,
-          runId,
-          0,
-          inboxId,
-        );
-      }
-      return fail('BUS.SCHEMA_MISMATCH', `envelope names schema ${envelope.schema.topic} but arrived on ${topic.name}`, envelope.messageId, runId, 0, inboxId);
-    }
-    const payload = topic.value.safeParse(envelope.payload);
-    if (!payload.success) {
-      return fail('BUS.SCHEMA_INVALID', describeIssues('payload', payload.error.issues), envelope.messageId, runId, 0, inboxId);
-    }
+    return this.process({ group, raw, registration: accepted.registration, payload: accepted.payload, meta: metaOf(envelope), inboxId, runId });
+  }
 
-    const parent: Context = propagation.extract(context.active(), raw.headers);
-    const meta: EnvelopeMeta = { ...envelope };
-    delete (meta as { payload?: unknown }).payload;
-    return this.tracer.startActiveSpan(
-      `${topic.name} process`,
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: {
-          'messaging.system': this.transport.kind === 'kafka' ? 'kafka' : 'aoc-memory',
-          'messaging.operation.type': 'process',
-          'messaging.destination.name': topic.name,
-          'messaging.consumer.group.name': group,
-          'messaging.message.id': envelope.messageId,
-          'aoc.role': this.role,
-          ...(runId ? { 'aoc.run_id': runId } : {}),
-        },
-      },
-      parent,
-      async (span) => {
-        const timer = busMetrics.handlerDuration.startTimer();
-        // Anything escaping below is redelivered by the transport.
-        let outcome: BusHandlerOutcome = 'redelivered';
-        try {
-          for (let attempt = 1; ; attempt++) {
-            try {
-              let published = 0;
-              let prepared: unknown;
-              if (registration.prepare) {
-                if (await this.store.isProcessed(group, inboxId)) {
-                  span.setAttribute('aoc.duplicate', true);
-                  outcome = 'duplicate';
-                  return;
-                }
-                prepared = await registration.prepare(payload.data, meta);
-              }
-              const processed = await this.store.transaction(async (tx) => {
-                const fresh = await this.store.claim(tx, group, inboxId, topic.name, 'processed');
-                if (!fresh) return false;
-                const uow = this.unitOfWork(tx, meta);
-                await registration.handler(payload.data, { manager: uow.manager, publish: uow.publish, envelope: meta, topic: topic.name, consumerGroup: group, attempt, prepared });
-                published = uow.published();
-                return true;
-              });
-              if (!processed) span.setAttribute('aoc.duplicate', true);
-              outcome = processed ? 'processed' : 'duplicate';
-              span.setAttribute('aoc.attempts', attempt);
-              if (published > 0) this.kickRelay();
-              return;
-            } catch (error) {
-              const retryable = isRetryable(error);
-              if (retryable && attempt < this.retry.maxAttempts) {
-                const delay = Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
-                this.logger.warn('handler failed; retrying', { role: this.role, topic: topic.name, attempt, code: errorCodeOf(error), runId });
-                busMetrics.retries.add({ role: this.role, topic: topic.name, code: errorCodeOf(error) });
-                await sleep(delay);
-                continue;
-              }
-              const code: BusErrorCode = retryable ? 'BUS.RETRIES_EXHAUSTED' : 'BUS.HANDLER_REJECTED';
-              span.setStatus({ code: SpanStatusCode.ERROR, message: code });
-              await fail(code, `${errorCodeOf(error)}: ${errorMessageOf(error)}`, envelope.messageId, runId, attempt, inboxId);
-              outcome = 'dead_lettered';
-              return;
-            }
-          }
-        } finally {
-          timer({ role: this.role, topic: topic.name, outcome });
-          span.end();
+  /** Handles a checked message in a consumer span that continues the producer's trace, and records the outcome. */
+  private process(d: Delivery): Promise<void> {
+    const topic = d.registration.topic.name;
+    const parent: Context = propagation.extract(context.active(), d.raw.headers);
+    const attributes = messagingAttributes('process', { transport: this.transport.kind, role: this.role, topic, group: d.group, messageId: d.meta.messageId, runId: d.runId });
+    return this.tracer.startActiveSpan(`${topic} process`, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
+      const timer = busMetrics.handlerDuration.startTimer();
+      // Anything escaping below is redelivered by the transport.
+      let outcome: BusHandlerOutcome = 'redelivered';
+      try {
+        outcome = await this.handleWithRetries(d, span);
+      } finally {
+        timer({ role: this.role, topic, outcome });
+        span.end();
+      }
+    });
+  }
+
+  /** Tries the handler until it succeeds (or meets a duplicate); retries transient failures with backoff and dead-letters the rest. */
+  private async handleWithRetries(d: Delivery, span: Span): Promise<BusHandlerOutcome> {
+    const topic = d.registration.topic.name;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(d, span, attempt);
+      } catch (error) {
+        const retryable = isRetryable(error);
+        if (retryable && attempt < this.retry.maxAttempts) {
+          const delay = retryDelayMs(this.retry, attempt);
+          this.logger.warn('handler failed; retrying', { role: this.role, topic, attempt, code: errorCodeOf(error), runId: d.runId });
+          busMetrics.retries.add({ role: this.role, topic, code: errorCodeOf(error) });
+          await sleep(delay);
+          continue;
         }
-      },
-    );
+        const code: BusErrorCode = retryable ? 'BUS.RETRIES_EXHAUSTED' : 'BUS.HANDLER_REJECTED';
+        span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+        const reason = `${errorCodeOf(error)}: ${errorMessageOf(error)}`;
+        await this.deadLetter(d.raw, d.inboxId, { group: d.group, messageId: d.meta.messageId, runId: d.runId, errorCode: code, reason, attempts: attempt });
+        return 'dead_lettered';
+      }
+    }
+  }
+
+  /** One try: the prepare step outside any transaction, then inbox claim, handler and its publications in one. */
+  private async attempt(d: Delivery, span: Span, attempt: number): Promise<BusHandlerOutcome> {
+    const { group, inboxId, registration, meta } = d;
+    const topic = registration.topic.name;
+    let prepared: unknown;
+    if (registration.prepare) {
+      // A message already handled skips the slow step instead of repeating it for nothing.
+      if (await this.store.isProcessed(group, inboxId)) {
+        span.setAttribute('aoc.duplicate', true);
+        return 'duplicate';
+      }
+      prepared = await registration.prepare(d.payload, meta);
+    }
+    let published = 0;
+    const processed = await this.store.transaction(async (tx) => {
+      const fresh = await this.store.claim(tx, group, inboxId, topic, 'processed');
+      if (!fresh) return false;
+      const uow = this.unitOfWork(tx, meta);
+      await registration.handler(d.payload, { manager: uow.manager, publish: uow.publish, envelope: meta, topic, consumerGroup: group, attempt, prepared });
+      published = uow.published();
+      return true;
+    });
+    if (!processed) span.setAttribute('aoc.duplicate', true);
+    span.setAttribute('aoc.attempts', attempt);
+    if (published > 0) this.relay.kick();
+    return processed ? 'processed' : 'duplicate';
   }
 
   /**
@@ -491,47 +325,19 @@ export class Bus {
   }
 
   /** Writes a dead letter through the outbox, claiming the inbox so it is recorded once. */
-  private async deadLetter(
-    group: string,
-    raw: RawMessage,
-    inboxId: string,
-    messageId: string | null,
-    runId: string | null,
-    errorCode: BusErrorCode,
-    reason: string,
-    attempts: number,
-  ): Promise<void> {
-    const text = raw.value.toString('utf8');
-    const truncated = Buffer.byteLength(text, 'utf8') > MAX_DLQ_VALUE_BYTES;
-    const letter: DeadLetterV1 = {
-      originalTopic: raw.topic,
-      originalKey: raw.key,
-      originalValue: truncated ? raw.value.subarray(0, MAX_DLQ_VALUE_BYTES).toString('utf8') : text,
-      originalValueTruncated: truncated,
-      originalHeaders: raw.headers,
-      messageId,
-      consumerGroup: group,
-      errorCode,
-      reason: reason.slice(0, 2000),
-      attempts,
-      deadLetteredAt: new Date().toISOString(),
-      runId,
-    };
-    DeadLetterV1.parse(letter);
+  private async deadLetter(raw: RawMessage, inboxId: string, cause: DeadLetterCause): Promise<void> {
+    const { letter, message } = deadLetterOf(raw, cause);
     const written = await this.store.transaction(async (tx) => {
-      if (!(await this.store.claim(tx, group, inboxId, raw.topic, 'dead_lettered'))) return false;
-      await this.store.appendOutbox(tx, dlqTopicOf(raw.topic), {
-        key: raw.key,
-        value: JSON.stringify(letter),
-        headers: { ...raw.headers, [HEADER_SCHEMA]: 'aoc.dead-letter.v1', 'aoc-error-code': errorCode },
-      });
+      if (!(await this.store.claim(tx, cause.group, inboxId, raw.topic, 'dead_lettered'))) return false;
+      await this.store.appendOutbox(tx, dlqTopicOf(raw.topic), message);
       return true;
     });
     if (written) {
+      const { group, errorCode, runId } = cause;
       // The letter keeps the whole reason; the log shows it as `aoc dlq list` does (no long quoted input).
       this.logger.warn('message dead-lettered', { role: this.role, topic: raw.topic, group, errorCode, reason: redactReason(letter.reason), runId });
       busMetrics.deadLetters.add({ role: this.role, topic: raw.topic, code: errorCode });
-      this.kickRelay();
+      this.relay.kick();
     }
   }
 }
