@@ -115,11 +115,26 @@ function declare<T extends Bindable>(metric: T): T {
   return metric;
 }
 
-class CounterImpl<K extends string> implements CounterMetric<K>, Bindable {
-  private instrument: Counter | null = null;
-  private readonly bound: LabelBound<K>;
+/**
+ * How each kind of instrument is created on a meter: the one place the SDK's create calls and their
+ * options are spelled. The classes below only record; this table is what binding them needs.
+ */
+const CREATE = {
+  counter: <K extends string>(meter: Meter, spec: MetricSpec<K>): Counter => meter.createCounter(spec.name, { description: spec.description }),
+  histogram: <K extends string>(meter: Meter, spec: HistogramSpec<K>): Histogram =>
+    meter.createHistogram(spec.name, { description: spec.description, unit: spec.unit, advice: { explicitBucketBoundaries: [...spec.buckets] } }),
+  gauge: <K extends string>(meter: Meter, spec: MetricSpec<K>): ObservableGauge => meter.createObservableGauge(spec.name, { description: spec.description }),
+};
 
-  constructor(private readonly spec: MetricSpec<K>) {
+/** What every instrument shares: its spec, its label bound, and its SDK instrument while metrics run (null before). */
+abstract class Instrument<K extends string, S extends MetricSpec<K>, I> implements Bindable {
+  protected instrument: I | null = null;
+  protected readonly bound: LabelBound<K>;
+
+  constructor(
+    protected readonly spec: S,
+    private readonly create: (meter: Meter, spec: S) => I,
+  ) {
     this.bound = new LabelBound(spec);
   }
 
@@ -128,7 +143,13 @@ class CounterImpl<K extends string> implements CounterMetric<K>, Bindable {
   }
 
   bind(meter: Meter | null): void {
-    this.instrument = meter ? meter.createCounter(this.spec.name, { description: this.spec.description }) : null;
+    this.instrument = meter ? this.create(meter, this.spec) : null;
+  }
+}
+
+class CounterImpl<K extends string> extends Instrument<K, MetricSpec<K>, Counter> implements CounterMetric<K> {
+  constructor(spec: MetricSpec<K>) {
+    super(spec, CREATE.counter);
   }
 
   add(labels: LabelValues<K>, value = 1): void {
@@ -137,22 +158,9 @@ class CounterImpl<K extends string> implements CounterMetric<K>, Bindable {
   }
 }
 
-class HistogramImpl<K extends string> implements HistogramMetric<K>, Bindable {
-  private instrument: Histogram | null = null;
-  private readonly bound: LabelBound<K>;
-
-  constructor(private readonly spec: HistogramSpec<K>) {
-    this.bound = new LabelBound(spec);
-  }
-
-  get name(): string {
-    return this.spec.name;
-  }
-
-  bind(meter: Meter | null): void {
-    this.instrument = meter
-      ? meter.createHistogram(this.spec.name, { description: this.spec.description, unit: this.spec.unit, advice: { explicitBucketBoundaries: [...this.spec.buckets] } })
-      : null;
+class HistogramImpl<K extends string> extends Instrument<K, HistogramSpec<K>, Histogram> implements HistogramMetric<K> {
+  constructor(spec: HistogramSpec<K>) {
+    super(spec, CREATE.histogram);
   }
 
   record(labels: LabelValues<K>, value: number): void {
@@ -178,49 +186,43 @@ function withinBound<T>(work: Promise<T>): Promise<T> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-class GaugeImpl<K extends string> implements GaugeMetric<K>, Bindable {
-  private instrument: { gauge: ObservableGauge; callback: (result: ObservableResult) => Promise<void> } | null = null;
+class GaugeImpl<K extends string> extends Instrument<K, MetricSpec<K>, ObservableGauge> implements GaugeMetric<K> {
   private readonly sources = new Set<GaugeSource<K>>();
-  private readonly bound: LabelBound<K>;
 
-  constructor(private readonly spec: MetricSpec<K>) {
-    this.bound = new LabelBound(spec);
+  constructor(spec: MetricSpec<K>) {
+    super(spec, CREATE.gauge);
   }
 
-  get name(): string {
-    return this.spec.name;
-  }
-
-  bind(meter: Meter | null): void {
-    if (this.instrument) this.instrument.gauge.removeCallback(this.instrument.callback);
-    this.instrument = null;
-    if (!meter) return;
-    const gauge = meter.createObservableGauge(this.spec.name, { description: this.spec.description });
-    const callback = async (result: ObservableResult) => {
-      const read = await Promise.allSettled([...this.sources].map((source) => withinBound(Promise.resolve().then(source))));
-      // Samples with the same labels from several sources are summed (one observation per label set).
-      const sums = new Map<string, { attributes: Attributes; value: number }>();
-      for (const r of read) {
-        if (r.status !== 'fulfilled') continue;
-        for (const sample of r.value) {
-          if (!Number.isFinite(sample.value)) continue;
-          const attributes = this.bound.attributes(sample.labels);
-          const key = JSON.stringify(attributes);
-          const entry = sums.get(key) ?? { attributes, value: 0 };
-          entry.value += sample.value;
-          sums.set(key, entry);
-        }
-      }
-      for (const { attributes, value } of sums.values()) result.observe(value, attributes);
-    };
-    gauge.addCallback(callback);
-    this.instrument = { gauge, callback };
+  /** Moves the scrape callback to the new SDK gauge: the old provider's gauge stops reading the sources. */
+  override bind(meter: Meter | null): void {
+    this.instrument?.removeCallback(this.collect);
+    super.bind(meter);
+    this.instrument?.addCallback(this.collect);
   }
 
   observe(source: GaugeSource<K>): () => void {
     this.sources.add(source);
     return () => void this.sources.delete(source);
   }
+
+  /** One scrape: every source read within its bound; a failing or slow one is left out. */
+  private readonly collect = async (result: ObservableResult): Promise<void> => {
+    const read = await Promise.allSettled([...this.sources].map((source) => withinBound(Promise.resolve().then(source))));
+    // Samples with the same labels from several sources are summed (one observation per label set).
+    const sums = new Map<string, { attributes: Attributes; value: number }>();
+    for (const r of read) {
+      if (r.status !== 'fulfilled') continue;
+      for (const sample of r.value) {
+        if (!Number.isFinite(sample.value)) continue;
+        const attributes = this.bound.attributes(sample.labels);
+        const key = JSON.stringify(attributes);
+        const entry = sums.get(key) ?? { attributes, value: 0 };
+        entry.value += sample.value;
+        sums.set(key, entry);
+      }
+    }
+    for (const { attributes, value } of sums.values()) result.observe(value, attributes);
+  };
 }
 
 export function counter<K extends string>(spec: MetricSpec<K>): CounterMetric<K> {
