@@ -5,7 +5,8 @@
 // copy and as an optimisation record (its problems `candidate`). Then the deployment is simulated
 // (answers carrying the candidate's data version reach the optimizer: `optimized_unverified`), the
 // verification replays the record's cases at their cutoffs on that data (`optimized_verified`), the
-// record is exported as a docs/opts-style file and the week's attribution names it.
+// record is exported as a docs/opts-style file and the week's attribution names it. Last, the
+// single-ticket lane repairs one ticket end to end from a `/ticket` comment.
 // It runs on the demo deployment's data (see docs/optimizer.md, "Demo and benchmark").
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,7 @@ async function main(): Promise<number> {
   const { Topics } = await import('@aoc/contracts');
   type Enqueued = import('@aoc/contracts').OptimizerCandidateEnqueuedV2;
   type Published = import('@aoc/contracts').RunPublishedV1;
-  const { startPlatform, runExample, loadExample, frozenCaseFiles, localOptimizerPorts, optimizerTransact, gitCandidateWriter, demoWorkingCopy, OPTIMIZER_DEMO_TICKETS, OPTIMIZER_DEMO_RECORDINGS } = await import('@aoc/launcher');
+  const { startPlatform, runExample, loadExample, frozenCaseFiles, localOptimizerPorts, optimizerTransact, gitCandidateWriter, demoWorkingCopy, runSingleTicketDemo, OPTIMIZER_DEMO_TICKETS, OPTIMIZER_DEMO_RECORDINGS } = await import('@aoc/launcher');
   const { loadRecordings } = await import('@aoc/service-provider-executor');
   const { FocusController, FocusIteration, RecordVerifier, CollectSignalsHandler, allRecords, allNotifications, recordFileName, recordMarkdown, parseRecordMarkdown, weeklyAttribution } = await import('@aoc/service-optimizer');
   if (!onDemoDeployment()) throw new Error('the optimizer demo runs on the demo deployment data');
@@ -129,12 +130,16 @@ async function main(): Promise<number> {
       out(`attribution, week of ${week.period.from}: ${week.totals.verified} verified, ${week.totals.ineffective} ineffective, ${week.totals.pendingAtWeekEnd} pending`);
       for (const i of week.improvements) out(`      ${i.ticketKey.padEnd(10)} ${i.recordId} ${i.changes.join('; ')}`);
     }
+    // 7. The single-ticket lane on one of the tickets. This process still reads the demo deployment's
+    // data (the deployment above was simulated), so its fresh read replay still shows the gap.
+    out('\n=== single-ticket lane ===');
+    const job = await runSingleTicketDemo(deps, record.problems[0].ticketKey, published, out);
     const notes = await deps.transact(({ manager }) => allNotifications(manager));
     const tally = new Map<string, number>();
     for (const n of notes) tally.set(`${n.kind} ${n.status}`, (tally.get(`${n.kind} ${n.status}`) ?? 0) + 1);
     out(`notifications: ${[...tally].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}${notes.some((n) => n.status === 'not_configured') ? ' (no AOC_OPTIMIZER_WEBHOOK_URL: recorded, not sent)' : ''}`);
     out(`\ndone in ${Date.now() - started} ms`);
-    return verified?.statuses.every((s) => s.status === 'optimized_verified') ? 0 : 1;
+    return verified?.statuses.every((s) => s.status === 'optimized_verified') && job?.status === 'optimized_verified' ? 0 : 1;
   } finally {
     await platform.stop();
   }

@@ -26,3 +26,10 @@ export { NOTIFICATION_FORMAT, NOTIFICATION_KINDS, NOTIFICATION_SCHEMA_VERSION, O
 export { signWebhook, verifyWebhook, WEBHOOK_HEADERS } from './notifications/webhook-signature';
 export { WebhookSender, type DeliveryPass } from './notifications/webhook-sender';
 export { allNotifications, DELIVERY_STATUSES, type DeliveryStatus, type StoredNotification } from './persistence/notification-store';
+export { SingleTicketLane, FEED_CONSUMER, type LaneReport, type JobProgress } from './single-ticket/single-ticket-lane';
+export { LANE_LIMITS, type LaneDeps, type RepairPublisher, type RepairPublication } from './single-ticket/ports';
+export { JOB_STATUSES, JOB_TRANSITIONS, jobStateDiagram, type JobStatus } from './single-ticket/job-machine';
+export { allJobs, jobById, type SingleTicketJob } from './persistence/single-ticket-store';
+export { parseTicketCommand } from './single-ticket/triggers';
+export type { SlotDeps } from './schedule/optimizer-scheduler';
+export { timelineOf as storedTimeline } from './persistence/signal-store';

@@ -14,6 +14,9 @@ import { OptimizerHttpAudit1766000000000 } from './migrations/1766000000000-opti
 import { OptimizerTenants1766100000000 } from './migrations/1766100000000-optimizer-tenants.migration';
 import { OptimizerRecords1766400000000 } from './migrations/1766400000000-optimizer-records.migration';
 import { OptimizerNotifications1766500000000 } from './migrations/1766500000000-optimizer-notifications.migration';
+import { OptimizerSingleTicket1766700000000 } from './migrations/1766700000000-optimizer-single-ticket.migration';
+import { OptimizerCandidatesController } from './dashboard/optimizer-candidates.controller';
+import { SingleTicketController } from './dashboard/single-ticket.controller';
 import { NotificationsController } from './dashboard/notifications.controller';
 import { RecordPagesController } from './dashboard/record-pages.controller';
 import { RecordsController } from './dashboard/records.controller';
@@ -37,13 +40,13 @@ export function createOptimizerDefinition(options: OptimizerDefinitionOptions = 
     publishes: [Topics.optimizerCandidateEnqueued],
     // Raw SQL through one store (persistence/): no entity classes.
     entities: [],
-    migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000, OptimizerVerdicts1765400000000, OptimizerQuestionDigest1765500000000, OptimizerParkedExecutions1765600000000, OptimizerVersionQuestion1765700000000, OptimizerHttpAudit1766000000000, OptimizerTenants1766100000000, OptimizerRecords1766400000000, OptimizerNotifications1766500000000],
+    migrations: [OptimizerInit1764400000000, OptimizerFocus1765300000000, OptimizerVerdicts1765400000000, OptimizerQuestionDigest1765500000000, OptimizerParkedExecutions1765600000000, OptimizerVersionQuestion1765700000000, OptimizerHttpAudit1766000000000, OptimizerTenants1766100000000, OptimizerRecords1766400000000, OptimizerNotifications1766500000000, OptimizerSingleTicket1766700000000],
     // The Focus pages and JSON, the optimisation records, problem statuses, notifications and the weekly attribution (read-only) when hosted alone.
     http: { defaultPort: 8086 },
     module: (runtime) => ({
       module: OptimizerModule,
       imports: [RuntimeModule.forRoot(runtime)],
-      controllers: [OptimizerBusController, FocusDashboardController, RecordsController, RecordPagesController, NotificationsController],
+      controllers: [OptimizerBusController, FocusDashboardController, RecordsController, RecordPagesController, NotificationsController, SingleTicketController, OptimizerCandidatesController],
       // The webhook sender runs wherever the role is hosted (it does nothing without a webhook).
       providers: [CollectSignalsHandler, NotificationWorker, { provide: TENANCY, useFactory: () => tenancyFromEnv() }, ...(scheduler ? [{ provide: SchedulerHost, useFactory: () => new SchedulerHost(runtime, scheduler.ports, scheduler.schedule) }] : [])],
     }),

@@ -1,6 +1,6 @@
 import type { HandlerContext, UnitOfWork } from '@aoc/bus';
 import type { EvaluationJudgedV1, RunPublishedV1, TicketTimelineUpdatedV1 } from '@aoc/contracts';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { CollectSignalsHandler } from '../src/collect-signals/collect-signals.handler';
 import { bodyDigest } from '../src/collect-signals/signal-refs';
 import { builtinProposer, type CandidateProposer } from '../src/propose-candidate/builtin-proposer';
@@ -62,6 +62,24 @@ export class FocusHarness {
       const uow = { manager: m, publish: async (topic: { name: string }, payload: unknown) => void this.published.push({ topic: topic.name, payload }) } as unknown as UnitOfWork;
       return work(uow);
     });
+
+  /** Transactions where the first query containing `sql` throws `message` (a process killed mid-transaction): everything in it rolls back. */
+  crashingAt(sql: string, message: string): IterationDeps['transact'] {
+    let armed = true;
+    return (work) =>
+      this.transact((uow) => {
+        const query = uow.manager.query.bind(uow.manager);
+        const manager = Object.create(uow.manager) as EntityManager;
+        manager.query = (async (text: string, params?: unknown[]) => {
+          if (armed && text.includes(sql)) {
+            armed = false;
+            throw new Error(message);
+          }
+          return query(text, params);
+        }) as EntityManager['query'];
+        return work({ ...uow, manager } as typeof uow);
+      });
+  }
 
   readonly writer: CandidateWriter = { write: async ({ focusId, attempt }) => ((this.writes += 1), { branch: `aoc/${focusId}/attempt-${attempt}`, sha: 'a'.repeat(40) }) };
 

@@ -7,6 +7,7 @@ import { leadingFamilyOf } from '../judge-criteria/criterion-judge';
 import { observeDataVersion } from '../persistence/record-store';
 import { DATA_VERSION } from '../records/data-version';
 import { answerVersionsOf, fillUnknownDigests, lockRun, parkExecution, saveAnswerVersion, saveBindings, saveTimeline, saveVerdict, takeParkedExecution, timelineOf, upsertSignals, type AnswerVersionRow, type TimelineRow } from '../persistence/signal-store';
+import { enqueueTicketCommands } from '../single-ticket/single-ticket-lane';
 import { analysedDigest, bodyDigest, evaluationSignals, feedbackSignals, runtimeSignals, type SignalSource } from './signal-refs';
 
 /** run.published as the optimizer reads it: with the data version the run read, absent in messages published before it was carried. */
@@ -57,6 +58,8 @@ export class CollectSignalsHandler {
     // A redelivered or older revision changes nothing.
     if (!(await saveTimeline(ctx.manager, row, new Date()))) return;
     await this.rebind(ctx.manager, row, new Date());
+    // A `/ticket` comment opens a single-ticket job (one per comment id; a redelivery is the same job).
+    await enqueueTicketCommands(ctx.manager, row.ticketKey, row.comments, new Date());
   }
 
   async onJudged(evaluation: EvaluationJudgedV1, ctx: HandlerContext): Promise<void> {

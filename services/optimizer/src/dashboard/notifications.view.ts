@@ -11,7 +11,7 @@ function subjectLink(n: StoredNotification): SafeHtml {
     const [recordId, ref] = n.subject.split('/');
     return html`<a href="${href(['optimization-records', recordId ?? ''])}">${recordId}</a> <code>${ref ?? ''}</code>`;
   }
-  return html`<code>${n.subject}</code>`;
+  return html`<a href="${href(['single-ticket', n.subject])}"><code>${n.subject}</code></a>`;
 }
 
 /** What the notification says, in a few words (from its payload). */
@@ -43,7 +43,7 @@ export function renderNotificationList(notifications: readonly StoredNotificatio
   for (const n of notifications) counts.set(n.status, (counts.get(n.status) ?? 0) + 1);
   return page(
     'Notifications',
-    html`<h1>Notifications</h1><p class="muted">One per terminal result (a Focus in a final status, a problem verified or ineffective), sent once to the webhook as a signed JSON POST and retried with backoff; a receiver drops ids it already accepted. ${webhookConfigured ? 'A webhook is configured in this process.' : 'No webhook is configured in this process: new results are recorded as not_configured and never sent.'}</p>
+    html`<h1>Notifications</h1><p class="muted">One per terminal result (a Focus in a final status, a problem verified or ineffective, a single-ticket job finished), sent once to the webhook as a signed JSON POST and retried with backoff; a receiver drops ids it already accepted. ${webhookConfigured ? 'A webhook is configured in this process.' : 'No webhook is configured in this process: new results are recorded as not_configured and never sent.'}</p>
 <p>${[...counts].map(([s, n]) => html`${status(s)} ${n} `)}</p>
 ${notifications.length ? notificationTable(notifications) : html`<p class="muted">No notification yet.</p>`}`,
   );

@@ -17,7 +17,7 @@ th { color: #64748b; font-weight: 600; font-size: 12px; text-transform: uppercas
 
 export function page(title: string, body: SafeHtml): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>${title} · Auto-oncall optimizer</title><style>${CSS}</style></head>
-<body><header><a href="/focuses">Auto-oncall · Optimizer</a><nav><a href="/focuses">Focuses</a><a href="/optimization-records">Records</a><a href="/problems">Problems</a><a href="/notifications">Notifications</a></nav></header><main>${body}</main></body></html>`.value;
+<body><header><a href="/focuses">Auto-oncall · Optimizer</a><nav><a href="/focuses">Focuses</a><a href="/optimization-records">Records</a><a href="/problems">Problems</a><a href="/single-ticket">Single-ticket</a><a href="/notifications">Notifications</a></nav></header><main>${body}</main></body></html>`.value;
 }
 
 export const status = (s: string) => html`<span class="${s}">${s}</span>`;

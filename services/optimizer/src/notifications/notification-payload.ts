@@ -14,7 +14,7 @@ import type { OptimizationRecord, VerificationEvidence } from '../records/optimi
  *
  * - `focus.terminal`: a Focus reached a final status of the state machine.
  * - `problem.decided`: a problem of an optimisation record became `optimized_verified` or `ineffective`.
- * - `single_ticket.result`: a single-ticket optimisation job finished (defined, not produced yet).
+ * - `single_ticket.result`: a single-ticket job reached a terminal status (written with that move).
  */
 
 export const NOTIFICATION_FORMAT = 'auto-oncall-optimizer-notification';
@@ -192,7 +192,7 @@ export function problemDecidedNotification(record: OptimizationRecord, ref: stri
   });
 }
 
-/** A single-ticket job's terminal result (the single-ticket optimizer does not exist yet; the kind is fixed now). */
+/** A single-ticket job's terminal result (`succeeded`: concluded or optimized_verified; `failed`: failed or human_handoff). */
 export function singleTicketResultNotification(job: SingleTicketResultNotification['job'], tenants: readonly string[], at: Date): SingleTicketResultNotification {
   return SingleTicketResult.parse({
     format: NOTIFICATION_FORMAT,
@@ -201,7 +201,7 @@ export function singleTicketResultNotification(job: SingleTicketResultNotificati
     kind: 'single_ticket.result',
     occurredAt: at.toISOString(),
     tenants: [...tenants],
-    links: { html: `/notifications/${notificationIdOf('single_ticket.result', job.jobId)}`, json: `/v1/notifications/${notificationIdOf('single_ticket.result', job.jobId)}` },
+    links: { html: `/single-ticket/${encodeURIComponent(job.jobId)}`, json: `/v1/single-ticket-jobs/${encodeURIComponent(job.jobId)}` },
     job,
   });
 }

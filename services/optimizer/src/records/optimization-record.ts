@@ -31,7 +31,8 @@ const Problem = z
   .object({
     ref: Ref,
     ticketKey: TicketKey,
-    kind: z.enum(['ai_gap', 'key_difference', 'explicit_feedback', 'runtime'] satisfies SignalKind[]),
+    /** `ticket_command`: a single-ticket job started by a `/ticket` comment (no signal ref of its own). */
+    kind: z.enum(['ai_gap', 'key_difference', 'explicit_feedback', 'runtime', 'ticket_command'] satisfies ProblemKind[]),
     signature: z.string().min(1).max(200),
     statement: z.string().max(500),
     /** The answer version the problem was seen on, and its cutoff: the case a verification replays. */
@@ -103,14 +104,20 @@ const Gate = z
   })
   .strict();
 
+/** What a problem of a record is about: a signal kind, or a `/ticket` command. */
+export type ProblemKind = SignalKind | 'ticket_command';
+
 const RecordShape = z.object({
   format: z.literal(RECORD_FORMAT),
   schemaVersion: z.literal(RECORD_SCHEMA_VERSION),
   recordId: z.string().regex(/^opt-[0-9a-f]{16}$/, 'must be opt-<16 hex>'),
   createdAt: IsoDateTime,
+  /** Which loop wrote it; absent on records written before the single-ticket lane (the Focus loop). */
+  lane: z.enum(['focus', 'single_ticket']).optional(),
+  /** The Focus and attempt; on a single-ticket record `focusId` is the job id (`stj-<24 hex>`: no Focus exists) and `attempt` the proposal number. */
   focus: z
     .object({
-      focusId: z.string().regex(/^focus-[0-9a-f]{12}(-\d+)?$/, 'must be focus-<12 hex>[-n]'),
+      focusId: z.string().regex(/^(focus-[0-9a-f]{12}(-\d+)?|stj-[0-9a-f]{24})$/, 'must be focus-<12 hex>[-n] or a single-ticket job id stj-<24 hex>'),
       focusDigest: z.string().min(1).max(100),
       attempt: z.number().int().min(1),
       proposer: z.string().min(1).max(100),
@@ -142,6 +149,7 @@ export function recordIdOf(focusId: string, attempt: number, baseVersion: string
 function consistent(r: RecordFields, ctx: z.RefinementCtx): void {
   const expected = recordIdOf(r.focus.focusId, r.focus.attempt, r.data.baseVersion, r.data.candidateDigest);
   if (r.recordId !== expected) ctx.addIssue({ code: 'custom', path: ['recordId'], message: `must be the digest of focus, attempt, base version and candidate (${expected})` });
+  if ((r.lane === 'single_ticket') !== r.focus.focusId.startsWith('stj-')) ctx.addIssue({ code: 'custom', path: ['focus', 'focusId'], message: 'must be a job id exactly when lane is single_ticket' });
   const refs = r.problems.map((p) => p.ref);
   if (new Set(refs).size !== refs.length) ctx.addIssue({ code: 'custom', path: ['problems'], message: 'must name each ref once' });
   if (!r.criteria.list.some((c) => c.id === r.criteria.blockingCriterionId)) ctx.addIssue({ code: 'custom', path: ['criteria', 'blockingCriterionId'], message: 'must be one of criteria.list' });
@@ -251,8 +259,10 @@ export interface RecordInput {
   gate: GateResult;
   commit: { branch: string; sha: string } | null;
   /** Kind of each target ref, as the signal store has it. */
-  kinds: ReadonlyMap<string, SignalKind>;
+  kinds: ReadonlyMap<string, ProblemKind>;
   at: Date;
+  /** Set by the single-ticket lane (its `focus.focusId` is the job id). */
+  lane?: 'single_ticket';
 }
 
 /** The record of an accepted candidate: its problems are the targets the gate judged (blocked targets were not). */
@@ -268,6 +278,7 @@ export function buildRecord(i: RecordInput): OptimizationRecord {
     schemaVersion: RECORD_SCHEMA_VERSION,
     recordId: recordIdOf(i.focus.focusId, i.attempt, i.baseVersion, i.candidateDigest),
     createdAt: i.at.toISOString(),
+    ...(i.lane ? { lane: i.lane } : {}),
     focus: { focusId: i.focus.focusId, focusDigest: i.focus.focusDigest, attempt: i.attempt, proposer: i.proposer },
     problemStatement: c.problemStatement,
     problems: targets.map((t) => ({ ref: t.ref, ticketKey: t.ticketKey, kind: i.kinds.get(t.ref) ?? 'ai_gap', signature: c.signature, statement: t.statement.slice(0, 500), runId: t.source.runId, answerFingerprint: t.source.answerFingerprint, cutoff: t.source.cutoff })),

@@ -192,20 +192,7 @@ describe('optimisation records (embedded Postgres, scripted replay)', () => {
     await controller.select();
     await controller.baseline();
     // The output transaction dies after the record is written, at its first status.
-    let crash = true;
-    const dying: IterationDeps['transact'] = (work) =>
-      h.transact((uow) => {
-        const query = uow.manager.query.bind(uow.manager);
-        const manager = Object.create(uow.manager) as EntityManager;
-        manager.query = (async (sql: string, params?: unknown[]) => {
-          if (crash && sql.includes('INSERT INTO "optimizer"."problem_statuses"')) {
-            crash = false;
-            throw new Error('killed between the record and its statuses');
-          }
-          return query(sql, params);
-        }) as EntityManager['query'];
-        return work({ ...uow, manager } as typeof uow);
-      });
+    const dying = h.crashingAt('INSERT INTO "optimizer"."problem_statuses"', 'killed between the record and its statuses');
     await expect(new FocusIteration({ ...deps(replay), transact: dying }).iterate()).rejects.toThrow('killed');
     expect([await count('optimization_records'), await count('problem_statuses')]).toEqual([0, 0]);
     expect(await new FocusIteration(deps(replay)).iterate()).toMatchObject({ outcome: 'candidate_enqueued' });
@@ -226,20 +213,7 @@ describe('optimisation records (embedded Postgres, scripted replay)', () => {
     expect(await statuses()).toEqual(['optimized_unverified', 'optimized_unverified', 'optimized_unverified']);
 
     // A verification that dies before its decisions are written decides them once, on the next run.
-    let dies = true;
-    const failingWrite: IterationDeps['transact'] = (work) =>
-      h.transact((uow) => {
-        const query = uow.manager.query.bind(uow.manager);
-        const manager = Object.create(uow.manager) as EntityManager;
-        manager.query = (async (sql: string, params?: unknown[]) => {
-          if (dies && sql.includes('UPDATE "optimizer"."problem_statuses"')) {
-            dies = false;
-            throw new Error('killed before the decisions');
-          }
-          return query(sql, params);
-        }) as EntityManager['query'];
-        return work({ ...uow, manager } as typeof uow);
-      });
+    const failingWrite = h.crashingAt('UPDATE "optimizer"."problem_statuses"', 'killed before the decisions');
     await expect(new RecordVerifier({ ...deps(replay), transact: failingWrite }).verify('replica-a')).rejects.toThrow('killed');
     expect(await statuses()).toEqual(['optimized_unverified', 'optimized_unverified', 'optimized_unverified']);
     await h.ds.query(`DELETE FROM "optimizer"."leases"`);

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtinProposer, localDataAccess, ScheduleConfig, type CandidateProposer, type CandidateWriter, type FocusSelector, type FreeTextJudge, type IterationDeps, type Transact } from '@aoc/service-optimizer';
+import { builtinProposer, localDataAccess, ScheduleConfig, type CandidateProposer, type CandidateWriter, type FocusSelector, type FreeTextJudge, type RepairPublisher, type SlotDeps, type Transact } from '@aoc/service-optimizer';
 import type { Platform } from '../embedded-platform';
 import { childReplayPort } from './child-replay';
+import { embeddedRepairPublisher } from './single-ticket-demo';
 
 /** Ticket key -> frozen ticket file, over every case directory (files in name order). */
 export function frozenCaseFiles(dirs: readonly string[]): Map<string, string> {
@@ -26,10 +27,12 @@ export interface LocalOptimizerOptions {
   timeZone?: string;
   /** Days a rejected grouping stays out of selection; `AOC_OPTIMIZER_REJECTION_LOOKBACK_DAYS` (14) when absent. */
   rejectionLookbackDays?: number;
+  /** Where a verified single-ticket repair is re-published; the embedded publisher when absent. */
+  publisher?: RepairPublisher;
 }
 
 /** What the optimizer needs on this machine besides its transactions: child-process replays, this checkout's data. */
-export function localOptimizerPorts(options: LocalOptimizerOptions): Omit<IterationDeps, 'transact'> {
+export function localOptimizerPorts(options: LocalOptimizerOptions): Omit<SlotDeps, 'transact'> {
   return {
     replay: childReplayPort({ ticketFiles: options.ticketFiles, recordings: options.recordings }),
     data: localDataAccess(),
@@ -41,6 +44,7 @@ export function localOptimizerPorts(options: LocalOptimizerOptions): Omit<Iterat
     timeZone: options.timeZone ?? 'Asia/Shanghai',
     // Parsed with the optimizer's schema, so a bad value fails here naming the key.
     rejectionLookbackDays: options.rejectionLookbackDays ?? ScheduleConfig.parse(process.env).rejectionLookbackDays,
+    publisher: options.publisher ?? embeddedRepairPublisher(),
   };
 }
 

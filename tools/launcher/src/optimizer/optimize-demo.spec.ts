@@ -62,4 +62,11 @@ describe('optimizer demo (embedded, no network)', () => {
     expect(committed).not.toEqual(base);
     expect(git('branch', '--show-current')).toBe('main');
   });
+
+  it('repairs one ticket through the single-ticket lane from a /ticket comment, without backfilling the feed', () => {
+    expect(lines).toContain('single-ticket feed: first activation: cursor set at the head, no backfill of earlier signals');
+    expect(lines.find((l) => l.startsWith('single-ticket finding:'))).toMatch(/^single-ticket finding: local_repair/);
+    expect(lines.find((l) => l.startsWith('single-ticket record:'))).toMatch(/^single-ticket record: opt-[0-9a-f]{16} \(lane single_ticket/);
+    expect(report.singleTicket).toMatchObject({ jobId: expect.stringMatching(/^stj-[0-9a-f]{24}$/), status: 'optimized_verified', outcome: 'optimized_verified' });
+  });
 });

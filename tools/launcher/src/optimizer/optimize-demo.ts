@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Topics, type OptimizerCandidateEnqueuedV2 } from '@aoc/contracts';
-import { FocusController, FocusIteration, type StepResult } from '@aoc/service-optimizer';
+import { Topics, type OptimizerCandidateEnqueuedV2, type RunPublishedV1 } from '@aoc/contracts';
+import { FocusController, FocusIteration, type JobProgress, type StepResult } from '@aoc/service-optimizer';
 import { loadRecordings } from '@aoc/service-provider-executor';
 import { loadManifest, MANIFEST_PATH, repoRoot, resolveDataPath, VERSIONED_DATA_DIR_ENV } from '@aoc/versioned-data';
 import { startPlatform, type Platform } from '../embedded-platform';
@@ -12,12 +12,17 @@ import { loadExample, runExample } from '../run-example';
 import { DEMO_DEPLOYMENT, onDemoDeployment } from './demo-deployment';
 import { gitCandidateWriter } from './git-writer';
 import { frozenCaseFiles, localOptimizerPorts, optimizerTransact } from './local-optimizer';
+import { runSingleTicketDemo } from './single-ticket-demo';
+
+export { embeddedRepairPublisher, runSingleTicketDemo } from './single-ticket-demo';
 
 export interface DemoReport {
   verdicts: { ticketKey: string; verdict: string | null; gaps: string[] }[];
   steps: (StepResult & { step: string })[];
   enqueued: OptimizerCandidateEnqueuedV2[];
   workingCopy: string;
+  /** The single-ticket repair after the Focus part (null when it did not run). */
+  singleTicket: JobProgress | null;
 }
 
 /**
@@ -67,7 +72,7 @@ export async function runOptimizeDemo(options: { log?: (line: string) => void; m
   const tickets = frozenCaseFiles([OPTIMIZER_DEMO_TICKETS]);
   const workingCopy = demoWorkingCopy();
   const platform = await startPlatform({ executor: { mode: 'replay', recordings: [...loadRecordings(), ...loadRecordings(OPTIMIZER_DEMO_RECORDINGS)], prometheusTargets: [] }, logLevel: 'error' });
-  const report: DemoReport = { verdicts: [], steps: [], enqueued: [], workingCopy };
+  const report: DemoReport = { verdicts: [], steps: [], enqueued: [], workingCopy, singleTicket: null };
   try {
     for (const [key, file] of tickets) {
       const { summary } = await runExample(platform, loadExample(file), 90_000);
@@ -94,6 +99,8 @@ export async function runOptimizeDemo(options: { log?: (line: string) => void; m
     // The outbox relay sends after commit; give it a moment to reach the in-process broker.
     for (let i = 0; i < 50 && (platform.broker?.messages(Topics.optimizerCandidateEnqueued.name) ?? []).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
     report.enqueued = (platform.broker?.messages(Topics.optimizerCandidateEnqueued.name) ?? []).map((m) => (JSON.parse(m.value.toString('utf8')) as { payload: OptimizerCandidateEnqueuedV2 }).payload);
+    const published = (platform.broker?.messages(Topics.runPublished.name) ?? []).map((m) => (JSON.parse(m.value.toString('utf8')) as { payload: RunPublishedV1 }).payload);
+    report.singleTicket = await runSingleTicketDemo(deps, [...tickets.keys()][0], published, log);
     return report;
   } finally {
     await platform.stop();
