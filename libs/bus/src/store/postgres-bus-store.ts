@@ -109,37 +109,56 @@ export class PostgresBusStore implements BusStore {
     ]);
   }
 
+  /**
+   * Sends up to `limit` unsent rows in id order and marks them sent. No transaction and no row lock
+   * is open while the broker is called: the pass holds only a session advisory lock of this schema's
+   * outbox, so one relay of the role sends at a time (replicas never interleave rows, which keeps
+   * per-key order) and a crashed holder's session drops it. A relay that finds the lock taken
+   * returns 0: the holder drains the outbox. A crash between send and mark resends (consumers dedupe).
+   */
   async relay(send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, limit = 200, onSetAside: (row: SetAside) => void = () => undefined): Promise<number> {
     const runner: QueryRunner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      await runner.startTransaction();
-      // SKIP LOCKED: replicas of a role share one outbox without sending a row twice.
-      const rows: Row[] = await runner.query(
-        `SELECT "id", "topic", "message_key", "value", "headers" FROM ${this.s}."bus_outbox"
-         WHERE "published_at" IS NULL ORDER BY "id" LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [limit],
-      );
-      if (rows.length === 0) {
-        await runner.commitTransaction();
-        return 0;
+      const [{ locked }]: { locked: boolean }[] = await runner.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS "locked"`, [this.relayLockKey]);
+      if (!locked) return 0;
+      try {
+        return await this.relayLocked(runner, send, limit, onSetAside);
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [this.relayLockKey]);
       }
-      // Consecutive rows of one topic go together, in requests the broker accepts, keeping the order.
-      const setAside: { row: Row; reason: string }[] = [];
-      for (const request of produceRequests(rows)) await this.sendOrSetAside(send, request, setAside);
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private get relayLockKey(): string {
+    return `aoc-outbox-relay:${this.s}`;
+  }
+
+  private async relayLocked(runner: QueryRunner, send: (topic: string, messages: OutgoingMessage[]) => Promise<void>, limit: number, onSetAside: (row: SetAside) => void): Promise<number> {
+    const rows: Row[] = await runner.query(
+      `SELECT "id", "topic", "message_key", "value", "headers" FROM ${this.s}."bus_outbox" WHERE "published_at" IS NULL ORDER BY "id" LIMIT $1`,
+      [limit],
+    );
+    if (rows.length === 0) return 0;
+    // Consecutive rows of one topic go together, in requests the broker accepts, keeping the order.
+    const setAside: { row: Row; reason: string }[] = [];
+    for (const request of produceRequests(rows)) await this.sendOrSetAside(send, request, setAside);
+    // One short transaction marks what was sent and what was set aside.
+    await runner.startTransaction();
+    try {
       await runner.query(`UPDATE ${this.s}."bus_outbox" SET "published_at" = now() WHERE "id" = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
       for (const { row, reason } of setAside) {
         await runner.query(`UPDATE ${this.s}."bus_outbox" SET "headers" = "headers" || jsonb_build_object($2::text, $3::text) WHERE "id" = $1`, [row.id, SET_ASIDE_HEADER, reason]);
       }
       await runner.commitTransaction();
-      for (const { row, reason } of setAside) onSetAside({ id: row.id, topic: row.topic, reason });
-      return rows.length;
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       throw error;
-    } finally {
-      await runner.release();
     }
+    for (const { row, reason } of setAside) onSetAside({ id: row.id, topic: row.topic, reason });
+    return rows.length;
   }
 
   /**
