@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROLES, brokerAclMatrix } from '@aoc/contracts';
+import { SYSTEM_CHROMIUM } from '@aoc/providers';
 import { parse as parseYaml } from 'yaml';
 import { roleEnvSuffix, rolePassword } from '../local/kafka-matrix';
 import { HOST_SCHEMAS, factsOf, parseAtBoot, type Env, type RoleFacts } from './role-facts';
@@ -211,6 +212,14 @@ describe('the setup every role shares', () => {
   test('the Docker build context leaves out node_modules and dist', () => {
     const ignored = read(path.join(ROOT, '.dockerignore')).split('\n').map((l) => l.trim());
     expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', '**/dist']));
+  });
+
+  test('the provider-executor image has the system Chromium the dashboard package launches, and a writable /tmp for it; no other role installs a browser', () => {
+    const installsChromium = (role: string) => instructionsOf(chainOf(stages, role).chain, 'RUN').some((i) => /apt-get install\b.*\bchromium\b/.test(i.args));
+    expect(SYSTEM_CHROMIUM).toBe('/usr/bin/chromium'); // where Debian's chromium package puts it
+    expect(ROLES.filter(installsChromium)).toEqual(['provider-executor']);
+    const compose = parseYaml(read(COMPOSE)) as { services: Record<string, { tmpfs?: string[] }> };
+    expect(compose.services['provider-executor']?.tmpfs).toContain('/tmp');
   });
 
   test('the build stage runs `npm run build`, which builds every role through Nx', () => {
