@@ -52,13 +52,23 @@ export interface BootedRole {
   close(): Promise<void>;
 }
 
-/** Runs a role's migrations in its own schema with a short-lived connection. */
+/**
+ * Runs a role's migrations in its own schema with a short-lived connection. Replicas booting
+ * together on an empty schema take turns: the one connection holds a session advisory lock of the
+ * schema while it migrates, so the next finds nothing pending instead of racing the same DDL.
+ */
 export async function migrateRole(definition: ServiceDefinition, url: string): Promise<string[]> {
   const schema = schemaOf(definition.role);
   const ds = createServiceDataSource({ url, schema, entities: definition.entities, migrations: definition.migrations, poolSize: 1 });
   await ds.initialize();
+  const lock = `aoc-migrate:${schema}`;
   try {
-    return await migrateSchema(ds, schema);
+    await ds.query('SELECT pg_advisory_lock(hashtext($1))', [lock]);
+    try {
+      return await migrateSchema(ds, schema);
+    } finally {
+      await ds.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]);
+    }
   } finally {
     await ds.destroy();
   }
