@@ -55,6 +55,44 @@ describe('chaos suite: settings and schedule', () => {
     expect(chaosPlan(settings, 9).steps.flatMap((s) => (s.fault ? [s.fault] : []))).toHaveLength(ROLES.length * 3 + 2);
   });
 
+  it('reads CHAOS_REPLICAS (1 by default, at most 4)', () => {
+    expect(chaosSettings({ CHAOS_SEED: '1' }).replicas).toBe(1);
+    expect(chaosSettings({ CHAOS_REPLICAS: '2', CHAOS_SEED: '1' }).replicas).toBe(2);
+    expect(() => chaosSettings({ CHAOS_REPLICAS: '0' })).toThrow(/CHAOS_REPLICAS/);
+    expect(() => chaosSettings({ CHAOS_REPLICAS: '5' })).toThrow(/CHAOS_REPLICAS/);
+  });
+
+  it('with one replica, kills replica 0 and keeps the schedule a seed gave before replicas existed', () => {
+    const settings = chaosSettings({ CHAOS_QUICK: '1', CHAOS_SEED: '7' });
+    const faults = chaosPlan(settings, 9).steps.flatMap((s) => (s.fault ? [s.fault] : []));
+    expect(faults.every((f) => f.kind !== 'kill' || f.replica === 0)).toBe(true);
+    // Pinned: seed 7's quick schedule as it was drawn before CHAOS_REPLICAS (a change here changes every recorded seed).
+    expect(faults.map((f) => (f.kind === 'kill' ? f.role : f.kind))).toEqual(['broker-restart', 'optimizer', 'reporter', 'router', 'postgres-restart', 'provider-executor', 'judge', 'evidence']);
+  });
+
+  it('with replicas, kills one replica of every role mid-run, and goes round the replicas over several kills', () => {
+    for (const seed of [1, 2, 3, 99, 12345]) {
+      const settings = chaosSettings({ CHAOS_QUICK: '1', CHAOS_SEED: String(seed), CHAOS_REPLICAS: '2' });
+      const { steps } = chaosPlan(settings, 9);
+      const faults = steps.flatMap((s) => (s.fault ? [s.fault] : []));
+      for (const role of ROLES) {
+        const kills = faults.flatMap((f) => (f.kind === 'kill' && f.role === role ? [f] : []));
+        expect(kills).toHaveLength(1);
+        expect([0, 1]).toContain(kills[0].replica);
+      }
+      expect(faults.filter((f) => f.kind !== 'kill')).toHaveLength(2);
+      expect(steps.at(-1)?.fault).toBeNull();
+      expect(steps.flatMap((s) => s.submissions.map((t) => t.ticketKey))).toHaveLength(12);
+      expect(chaosPlan(settings, 9)).toEqual({ steps });
+    }
+    // Over the seeds, both replicas get killed (the first one of each role is drawn).
+    const drawn = new Set([1, 2, 3, 4, 5, 6].flatMap((seed) => chaosPlan(chaosSettings({ CHAOS_QUICK: '1', CHAOS_SEED: String(seed), CHAOS_REPLICAS: '2' }), 9).steps.flatMap((s) => (s.fault?.kind === 'kill' ? [s.fault.replica] : []))));
+    expect(drawn).toEqual(new Set([0, 1]));
+    // Several kills of a role go round its replicas: 3 kills over 3 replicas hit each once.
+    const full = chaosPlan(chaosSettings({ CHAOS_SEED: '5', CHAOS_REPLICAS: '3' }), 9).steps.flatMap((s) => (s.fault?.kind === 'kill' ? [s.fault] : []));
+    for (const role of ROLES) expect(full.filter((f) => f.role === role).map((f) => f.replica).sort()).toEqual([0, 1, 2]);
+  });
+
   it('starts each role as run-distributed.sh does, with a config every role accepts, AOC_KAFKA_START_FROM included', () => {
     const base = { PATH: '/usr/bin', AOC_CACHE_DIR: '/c', AOC_TENANTS: '{}', DATABASE_URL: 'postgres://other/db', KAFKA_SASL_USERNAME: 'x' };
     for (const role of ROLES) {

@@ -8,6 +8,9 @@ import { z } from 'zod';
 const flag = z.enum(['0', '1', 'true', 'false']).optional().transform((v) => v === '1' || v === 'true');
 const count = (min: number, max: number) => z.coerce.number().int().min(min).max(max).optional();
 
+/** Most processes of one role a run starts (`CHAOS_REPLICAS`): the machine has 2 cores. */
+export const MAX_REPLICAS = 4;
+
 export const ChaosEnv = z.object({
   CHAOS_QUICK: flag,
   CHAOS_TICKETS: count(1, 500),
@@ -18,6 +21,7 @@ export const ChaosEnv = z.object({
   CHAOS_SEED: count(0, 2 ** 31 - 1),
   CHAOS_DATABASE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a database name ([a-z_][a-z0-9_]*)').optional(),
   CHAOS_SKIP_BUILD: flag,
+  CHAOS_REPLICAS: count(1, MAX_REPLICAS),
 });
 
 export interface ChaosSettings {
@@ -37,6 +41,8 @@ export interface ChaosSettings {
   seed: number;
   database: string;
   skipBuild: boolean;
+  /** Processes per role, in the role's consumer groups; a kill hits one of them (the others carry on). */
+  replicas: number;
 }
 
 export const SESSION_TIMEOUT_MS = 10_000;
@@ -62,6 +68,7 @@ export function chaosSettings(env: Record<string, string | undefined>, randomSee
     seed: e.CHAOS_SEED ?? randomSeed(),
     database: e.CHAOS_DATABASE ?? 'aoc_chaos',
     skipBuild: e.CHAOS_SKIP_BUILD,
+    replicas: e.CHAOS_REPLICAS ?? 1,
   };
 }
 
@@ -77,7 +84,8 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export type ChaosEvent = { kind: 'kill'; role: Role; downMs: number } | { kind: 'broker-restart'; downMs: number } | { kind: 'postgres-restart' };
+/** A kill hits one replica (0-based) of the role; the role's other replicas keep running. */
+export type ChaosEvent = { kind: 'kill'; role: Role; replica: number; downMs: number } | { kind: 'broker-restart'; downMs: number } | { kind: 'postgres-restart' };
 
 export interface Submission {
   /** Index into the bundled examples. */
@@ -99,7 +107,8 @@ export interface ChaosPlan {
 /**
  * The random schedule: every role killed `killsPerRole` times, the broker and Postgres restarted,
  * in a shuffled order (the provider-executor's first kill in the second half, after the stalled
- * call); before each fault a share of the tickets is submitted and a random pause lets their work
+ * call). With replicas, each kill hits one replica of the role, the role's kills going round its
+ * replicas from a random one, so the others carry on and take over its partitions. Before each fault a share of the tickets is submitted and a random pause lets their work
  * get under way, so every fault hits work in flight; the last share arrives after the last fault.
  */
 export function chaosPlan(settings: ChaosSettings, examples: number): ChaosPlan {
@@ -113,7 +122,11 @@ export function chaosPlan(settings: ChaosSettings, examples: number): ChaosPlan 
     return items;
   };
   const faults: ChaosEvent[] = [];
-  for (const role of ROLES) for (let k = 0; k < settings.killsPerRole; k++) faults.push({ kind: 'kill', role, downMs: between(300, 3000) });
+  for (const role of ROLES) {
+    // No draw with one replica: a seed gives the schedule it gave before replicas existed.
+    const firstReplica = settings.replicas > 1 ? Math.floor(random() * settings.replicas) : 0;
+    for (let k = 0; k < settings.killsPerRole; k++) faults.push({ kind: 'kill', role, replica: (firstReplica + k) % settings.replicas, downMs: between(300, 3000) });
+  }
   for (let k = 0; k < settings.brokerRestarts; k++) faults.push({ kind: 'broker-restart', downMs: between(1000, 5000) });
   for (let k = 0; k < settings.postgresRestarts; k++) faults.push({ kind: 'postgres-restart' });
   shuffle(faults);
