@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ReplayPort, ReplayRequest, ReplayResult } from '@aoc/service-optimizer';
 import { loadManifest, repoRoot, VERSIONED_DATA_DIR_ENV } from '@aoc/versioned-data';
-import { WorkerOutput, type WorkerInput } from './replay-protocol';
+import { maxItemsOf } from '@aoc/contracts';
+import { WorkerInput, WorkerOutput } from './replay-protocol';
+
+/** Cases one worker process takes at most (the protocol's bound): a longer pass runs as several, one after another. */
+export const CASES_PER_WORKER = maxItemsOf(WorkerInput.shape.cases);
 
 const REGISTER = join(__dirname, '..', '..', '..', 'register.js');
 const WORKER = join(__dirname, 'replay-worker.ts');
@@ -65,27 +69,34 @@ export function childReplayPort(options: ChildReplayOptions): ReplayPort {
       const known = cases.filter((c) => fileOf(c) !== undefined);
       const missing: ReplayResult[] = cases
         .filter((c) => fileOf(c) === undefined)
-        .map((c) => ({ caseId: c.caseId, answer: null, execution: { responseGeneration: 'failed', providerCapability: 'unverified' }, error: `no frozen ticket for ${c.ticketKey}` }));
-      if (known.length === 0) return missing;
-      const dir = mkdtempSync(join(tmpdir(), 'aoc-replay-'));
-      try {
-        const dataDir = passDataDir(join(dir, 'overlay'), overlay);
-        const input: WorkerInput = { cases: known.map((c) => ({ caseId: c.caseId, ticketFile: fileOf(c) ?? '', cutoff: c.cutoff })), recordings: [...(options.recordings ?? [])], timeoutMs: options.timeoutMs ?? 90_000, concurrency: options.concurrency ?? 4 };
-        writeFileSync(join(dir, 'in.json'), JSON.stringify(input));
-        const env = { ...process.env, [VERSIONED_DATA_DIR_ENV]: dataDir };
-        await new Promise<void>((resolve, reject) => {
-          execFile(process.execPath, ['-r', REGISTER, WORKER, join(dir, 'in.json'), join(dir, 'out.json')], { env, timeout: (options.timeoutMs ?? 90_000) * (known.length + 1), maxBuffer: 8 * 1024 * 1024 }, (error, _stdout, stderr) =>
-            error ? reject(new Error(`replay pass failed: ${stderr.trim().split('\n').at(-1) ?? error.message}`)) : resolve(),
-          );
-        });
-        const out = WorkerOutput.parse(JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8')));
-        return [...out.results, ...missing];
-      } catch (error) {
-        const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
-        return cases.map((c) => ({ caseId: c.caseId, answer: null, execution: { responseGeneration: 'failed', providerCapability: 'unverified' }, error: reason }));
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+        .map((c) => notExecuted(c, `no frozen ticket for ${c.ticketKey}`));
+      const results: ReplayResult[] = [];
+      for (let i = 0; i < known.length; i += CASES_PER_WORKER) results.push(...(await runWorker(known.slice(i, i + CASES_PER_WORKER), overlay, options, fileOf)));
+      return [...results, ...missing];
     },
   };
+}
+
+const notExecuted = (c: ReplayRequest, error: string): ReplayResult => ({ caseId: c.caseId, answer: null, execution: { responseGeneration: 'failed', providerCapability: 'unverified' }, error });
+
+/** One worker process for at most CASES_PER_WORKER cases; a worker that dies fails its cases with the reason. */
+async function runWorker(cases: readonly ReplayRequest[], overlay: ReadonlyMap<string, string> | null, options: ChildReplayOptions, fileOf: (c: ReplayRequest) => string | undefined): Promise<ReplayResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'aoc-replay-'));
+  try {
+    const dataDir = passDataDir(join(dir, 'overlay'), overlay);
+    const input: WorkerInput = { cases: cases.map((c) => ({ caseId: c.caseId, ticketFile: fileOf(c) ?? '', cutoff: c.cutoff })), recordings: [...(options.recordings ?? [])], timeoutMs: options.timeoutMs ?? 90_000, concurrency: options.concurrency ?? 4 };
+    writeFileSync(join(dir, 'in.json'), JSON.stringify(input));
+    const env = { ...process.env, [VERSIONED_DATA_DIR_ENV]: dataDir };
+    await new Promise<void>((resolve, reject) => {
+      execFile(process.execPath, ['-r', REGISTER, WORKER, join(dir, 'in.json'), join(dir, 'out.json')], { env, timeout: (options.timeoutMs ?? 90_000) * (cases.length + 1), maxBuffer: 8 * 1024 * 1024 }, (error, _stdout, stderr) =>
+        error ? reject(new Error(`replay pass failed: ${stderr.trim().split('\n').at(-1) ?? error.message}`)) : resolve(),
+      );
+    });
+    return WorkerOutput.parse(JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8'))).results;
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
+    return cases.map((c) => notExecuted(c, reason));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
